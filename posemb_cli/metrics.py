@@ -1,0 +1,122 @@
+"""Pure diagnostics: tensors in, plain numbers out.
+
+Notation: L rows of a positional table, D features, K the largest offset.
+Tables of 128k x 4096 are real inputs, so every function here reads the table
+block by block: no L x L matrix, no second full copy, float64 accumulators.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+
+import torch
+
+# Elements of the compute-dtype copy of one block of rows; keeps temporaries small.
+_BLOCK_ELEMENTS = 1 << 20
+
+
+def _compute_dtype(table: torch.Tensor) -> torch.dtype:
+    """float64 tables stay float64; every other dtype is multiplied in float32."""
+    return torch.float64 if table.dtype == torch.float64 else torch.float32
+
+
+def _row_blocks(rows: int, block: int) -> Iterator[tuple[int, int]]:
+    for start in range(0, rows, block):
+        yield start, min(start + block, rows)
+
+
+def row_norms(table: torch.Tensor) -> torch.Tensor:
+    """Euclidean norm of every row, in float64, computed block by block.
+
+    Returns:
+        (L,) float64 tensor on the table's device.
+    """
+    rows, dim = table.shape
+    block = max(1, _BLOCK_ELEMENTS // max(dim, 1))
+    norms = torch.empty(rows, dtype=torch.float64, device=table.device)
+    for start, stop in _row_blocks(rows, block):
+        norms[start:stop] = torch.linalg.vector_norm(table[start:stop].to(torch.float64), dim=1)
+    return norms
+
+
+def norm_stats(table: torch.Tensor, norms: torch.Tensor | None = None) -> dict:
+    """Rows, width, and the smallest, mean and largest row norm."""
+    norms = row_norms(table) if norms is None else norms
+    return {
+        "rows": int(table.shape[0]),
+        "dim": int(table.shape[1]),
+        "norm_min": float(norms.min()),
+        "norm_mean": float(norms.mean()),
+        "norm_max": float(norms.max()),
+    }
+
+
+def neighbour_similarity(
+    table: torch.Tensor,
+    max_offset: int,
+    *,
+    norms: torch.Tensor | None = None,
+    block_rows: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[dict]:
+    """Cosine between rows p and p + k of ``table`` for k = 1..K: mean, min and max over p.
+
+    Each block of rows gets its K neighbour dot products from one matrix
+    product with the window of rows that follows it; the cosines are taken
+    against norms computed once and accumulated in float64. A pair in which a
+    row has norm zero has no cosine and is left out; an offset with no
+    defined cosine reports NaN.
+
+    Args:
+        table: (L, D) positional table, any float dtype, any device.
+        max_offset: K, the largest offset; 1 <= K < L.
+        norms: (L,) row norms, if the caller already has them.
+        block_rows: rows per block; by default sized to keep temporaries small.
+        progress: called with the number of rows finished after each block.
+
+    Returns:
+        K dicts ``{"offset": k, "mean": x, "min": x, "max": x}``.
+    """
+    rows, dim = table.shape
+    if not 1 <= max_offset < rows:
+        raise ValueError(f"max_offset {max_offset} must be in [1, {rows})")
+    device = table.device
+    norms = row_norms(table) if norms is None else norms
+    compute = _compute_dtype(table)
+    if block_rows is None:
+        block_rows = max(2 * max_offset, min(256, _BLOCK_ELEMENTS // max(dim, 1)))
+    offsets = torch.arange(1, max_offset + 1, device=device)  # (K,)
+    total = torch.zeros(max_offset, dtype=torch.float64, device=device)
+    count = torch.zeros(max_offset, dtype=torch.float64, device=device)
+    low = torch.full((max_offset,), math.inf, dtype=torch.float64, device=device)
+    high = torch.full((max_offset,), -math.inf, dtype=torch.float64, device=device)
+    for start, stop in _row_blocks(rows, block_rows):
+        window_stop = min(stop + max_offset, rows)
+        block = table[start:stop].to(compute)  # (b, D)
+        window = table[start + 1:window_stop].to(compute)  # (w, D): rows start+1 .. stop+K-1
+        gram = (block @ window.T).to(torch.float64)  # (b, w): gram[i, j] = row(start+i) . row(start+1+j)
+        local = torch.arange(stop - start, device=device)[:, None]  # (b, 1)
+        column = local + offsets[None, :] - 1  # (b, K): the window column of row p + k
+        valid = column < window.shape[0]
+        dots = gram.gather(1, column.clamp(max=max(window.shape[0] - 1, 0)))  # (b, K)
+        partner = (start + column + 1).clamp(max=rows - 1)
+        denominator = norms[start:stop, None] * norms[partner]
+        valid &= denominator > 0
+        cosine = dots / torch.where(valid, denominator, 1.0)
+        total += torch.where(valid, cosine, 0.0).sum(0)
+        count += valid.sum(0)
+        low = torch.minimum(low, torch.where(valid, cosine, math.inf).amin(0))
+        high = torch.maximum(high, torch.where(valid, cosine, -math.inf).amax(0))
+        if progress is not None:
+            progress(stop - start)
+    result = []
+    for k, (s, n, lo, hi) in enumerate(zip(total.tolist(), count.tolist(), low.tolist(), high.tolist()), 1):
+        defined = n > 0
+        result.append({
+            "offset": k,
+            "mean": s / n if defined else math.nan,
+            "min": lo if defined else math.nan,
+            "max": hi if defined else math.nan,
+        })
+    return result

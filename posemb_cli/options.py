@@ -1,0 +1,29 @@
+"""Flags shared by the subcommands, as Annotated types (Typer reads them; no torch here).
+
+Values are checked by ``config.make_config`` so every bad value gets the
+same one-line message, whichever command received it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+Dim = Annotated[int, typer.Option("--dim", "-d", help="Model dimension D.")]
+Ctx = Annotated[int, typer.Option("--ctx", "-c", help="Max context length L: rows of a positional table.")]
+Vocab = Annotated[int, typer.Option("--vocab", help="Vocabulary size V: rows of the token table.")]
+Batch = Annotated[int, typer.Option("--batch", "-b", help="Batch size B of the random batch.")]
+SeqLen = Annotated[Optional[int], typer.Option(
+    "--seq-len", "-t", help="Sequence length T of the random batch  [default: min(ctx, 128)]", show_default=False)]
+Seed = Annotated[int, typer.Option("--seed", help="Seed of every random draw.")]
+Device = Annotated[str, typer.Option("--device", help="auto, cpu, cuda or cuda:N; auto takes CUDA when present.")]
+Dtype = Annotated[str, typer.Option("--dtype", help="float32, float64, float16 or bfloat16.")]
+Base = Annotated[float, typer.Option("--base", help="Base of the sinusoidal frequencies.")]
+InitStd = Annotated[float, typer.Option("--init-std", help="Std of the N(0, std^2) initial rows of learned tables.")]
+MaxOffset = Annotated[int, typer.Option("--max-offset", "-k", help="Largest offset k of the neighbour similarity.")]
+Ids = Annotated[Optional[str], typer.Option(
+    "--ids", help="Token ids: a JSON list of lists or an .npy int array; '-' reads stdin. Sets B and T.",
+    show_default=False)]
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of tables.")]
+Debug = Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected failure.")]
