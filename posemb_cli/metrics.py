@@ -93,6 +93,10 @@ def neighbour_similarity(
     high = torch.full((max_offset,), -math.inf, dtype=torch.float64, device=device)
     for start, stop in _row_blocks(rows, block_rows):
         window_stop = min(stop + max_offset, rows)
+        if window_stop <= start + 1:  # the last row has no neighbour after it
+            if progress is not None:
+                progress(stop - start)
+            break
         block = table[start:stop].to(compute)  # (b, D)
         window = table[start + 1:window_stop].to(compute)  # (w, D): rows start+1 .. stop+K-1
         gram = (block @ window.T).to(torch.float64)  # (b, w): gram[i, j] = row(start+i) . row(start+1+j)
