@@ -21,6 +21,10 @@ _LAZY = {
     "PosembError": "posemb_cli.config",
     "EmbeddingConfig": "posemb_cli.config",
     "make_config": "posemb_cli.config",
+    "TablePositionalEmbedding": "posemb_cli.schemes.checkpoint_table",
+    "load_checkpoint": "posemb_cli.checkpoint",
+    "read_rope_config": "posemb_cli.hf_config",
+    "similarity_heatmap": "posemb_cli.heatmap",
 }
 
 __all__ = ["__version__", *_LAZY]

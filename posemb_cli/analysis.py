@@ -29,14 +29,19 @@ def _load_batch(config: EmbeddingConfig):
     return dataclasses.replace(config, batch=batch, seq_len=seq_len), torch.from_numpy(ids)
 
 
-def _measure(name: str, config, token, ids, *, device, dtype, progress) -> SchemeReport:
+def _measure(name: str, config, token, ids, *, device, dtype, progress, given_table=None, observe=None) -> SchemeReport:
     import torch
 
     from .embeddings import EmbeddingComposer
     from .metrics import neighbour_similarity, norm_stats, row_norms
     from .schemes import build_scheme
 
-    position = build_scheme(name, config, device=device, dtype=dtype)
+    if given_table is None:
+        position = build_scheme(name, config, device=device, dtype=dtype)
+    else:  # a real model's table, read from a checkpoint
+        from .schemes.checkpoint_table import TablePositionalEmbedding
+
+        position = TablePositionalEmbedding(given_table, device=device, dtype=dtype)
     composer = EmbeddingComposer(token, position)
     with torch.no_grad():
         output = composer(ids)  # (B, T, D)
@@ -49,10 +54,16 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress) -> Schem
         del output
         table = position.table()  # (L, D)
         norms = row_norms(table)
-        similarity = neighbour_similarity(table, config.max_offset, norms=norms, progress=progress)
+        # Schemes acting inside attention (rope, alibi) measure what position p carries, not their zero table.
+        signal = position.fingerprint() if hasattr(position, "fingerprint") else table
+        similarity = neighbour_similarity(signal, config.max_offset, norms=norms if signal is table else None,
+                                          progress=progress)
+        del signal
         stats = norm_stats(table, norms)
+    figures = {} if observe is None else observe(name, position)
     return SchemeReport(
         scheme=name,
+        figures=figures,
         shapes=shapes,
         params=ParamCounts(
             token=sum(p.numel() for p in token.parameters()),
@@ -61,7 +72,19 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress) -> Schem
         neighbour_similarity=similarity,
         table=stats,
         bands=position.bands(),
+        extra=_extras(name, position, config, device=device, dtype=dtype, built=given_table is None),
     )
+
+
+def _extras(name: str, position, config, *, device, dtype, built: bool) -> dict:
+    """The figures beyond the lesson's (relative check, decay bound, slopes, scorecard)."""
+    from .diagnostics import position_extras
+    from .schemes import build_scheme
+
+    def rebuild():
+        return build_scheme(name, config, device=device, dtype=dtype)
+
+    return position_extras(position, config, rebuild=rebuild if built else None)
 
 
 def run_schemes(
@@ -69,8 +92,13 @@ def run_schemes(
     schemes: tuple[str, ...],
     *,
     progress: Callable[[str, int, int], None] | None = None,
+    tables: dict | None = None,
+    observe: Callable | None = None,
 ) -> tuple[EmbeddingConfig, list[SchemeReport]]:
     """Build one token embedding, then each scheme's composer on the same batch; measure each.
+
+    ``tables`` maps a name to a ready (L, D) table (a real model's) used instead of building
+    that scheme; ``observe(name, position)`` returns pictures kept on the report, out of JSON.
 
     Returns:
         The effective config (device resolved, B and T from --ids) and one report per scheme.
@@ -80,6 +108,9 @@ def run_schemes(
     from .device import resolve_device, resolve_dtype
     from .embeddings import TokenEmbedding
 
+    from .position_config import settle_position_settings
+
+    config = settle_position_settings(config, schemes=schemes)  # RoPE/ALiBi defaults filled, however called
     config, ids = _load_batch(config)
     device = resolve_device(config.device)
     config = dataclasses.replace(config, device=str(device))
@@ -94,7 +125,8 @@ def run_schemes(
         advance = None
         if progress is not None:
             advance = _scheme_progress(progress, name, config.ctx)
-        reports.append(_measure(name, config, token, ids, device=device, dtype=dtype, progress=advance))
+        reports.append(_measure(name, config, token, ids, device=device, dtype=dtype, progress=advance,
+                                given_table=(tables or {}).get(name), observe=observe))
     return config, reports
 
 

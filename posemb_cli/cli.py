@@ -15,8 +15,11 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
+from .commands.bench import bench
 from .commands.compare import compare
 from .commands.inspect import inspect
+from .commands.order import order
+from .commands.sweep import sweep
 from .config import PosembError
 
 
@@ -32,6 +35,14 @@ def _one_line(text: str) -> str:
 
 class _PosembGroup(TyperGroup):
     """Runs the command outside Click's standalone mode so that every error is one line of ours."""
+
+    def get_help_option(self, ctx):
+        # Typer coerces a flag left unset (None) through pydantic, an import of ~60 ms on every
+        # `posemb CMD --help`; an unset --help that reads False is a bool and skips it.
+        option = super().get_help_option(ctx)
+        if option is not None and option.default is None:
+            option.default = False
+        return option
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         argv = list(sys.argv[1:] if args is None else args)
@@ -51,6 +62,9 @@ class _PosembGroup(TyperGroup):
             sys.stderr = open(os.devnull, "w")  # the reader went away: nothing left to say
             sys.exit(1)
         except Exception as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # bare `posemb`: the help, as --help prints it
+                sys.stdout.write(exc.format_message().rstrip("\n") + "\n")
+                sys.exit(0)
             if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # Click's usage errors
                 message = _one_line(exc.format_message())
                 if not message:  # no arguments at all: the help was printed
@@ -77,6 +91,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain Click help: Typer's Rich help imports ~50 ms (markdown_it) on every --help
 )
 
 
@@ -90,6 +105,9 @@ def _root(
 
 app.command("compare")(compare)
 app.command("inspect")(inspect)
+app.command("order")(order)
+app.command("bench")(bench)
+app.command("sweep")(sweep)
 
 
 def main() -> None:

@@ -37,6 +37,18 @@ class EmbeddingConfig:
     init_std: float = 0.02
     max_offset: int = 8
     ids: str | None = None
+    # RoPE and ALiBi settings (checked by position_config.with_position_settings).
+    head_dim: int | None = None  # None: dim
+    rope_layout: str = "interleaved"
+    rope_scaling: str = "none"
+    rope_factor: float = 1.0
+    original_ctx: int | None = None  # None: ctx / rope_factor
+    beta_fast: float = 32.0
+    beta_slow: float = 1.0
+    low_freq_factor: float = 1.0
+    high_freq_factor: float = 4.0
+    attention_factor: float | None = None  # None: the method's own (YaRN: 0.1 ln(factor) + 1)
+    heads: int = 8
 
     def to_dict(self) -> dict:
         return asdict(self)

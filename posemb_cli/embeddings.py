@@ -73,6 +73,42 @@ class EmbeddingComposer(nn.Module):
         self.token = token
         self.position = position
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+    def forward(self, ids: torch.Tensor, *, out: torch.Tensor | None = None) -> torch.Tensor:
+        """(B, T) ids -> (B, T, D) token vectors plus the positional part.
+
+        When no gradient is needed (under ``torch.no_grad()`` or with frozen
+        tables) the token rows are gathered straight into the output and the
+        positions are added in place: one pass over the output instead of three
+        and no second (B, T, D) temporary. ``out``, a preallocated contiguous
+        (B, T, D) tensor, also skips the fresh allocation (and its page faults
+        on CPU); it is refused while autograd is recording.
+        """
         seq_len = ids.shape[1]
-        return self.token(ids) + self.position(seq_len).unsqueeze(0)  # (B, T, D) + (1, T, D)
+        position = self.position(seq_len)  # (T, D) or a broadcastable zero
+        if self._in_place_ok(ids, position):
+            return self._compose_into(ids, position, out)
+        if out is not None:
+            raise RuntimeError("EmbeddingComposer(out=...) does not record autograd; call it under torch.no_grad()")
+        return self.token(ids) + position.unsqueeze(0)  # (B, T, D) + (1, T, D)
+
+    def _in_place_ok(self, ids: torch.Tensor, position: torch.Tensor) -> bool:
+        """True when the gather-then-add-in-place path gives exactly ``token(ids) + position``."""
+        if not isinstance(self.token, TokenEmbedding) or self.token.embedding.max_norm is not None:
+            return False
+        weight = self.token.weight
+        if torch.is_grad_enabled() and (weight.requires_grad or position.requires_grad):
+            return False
+        return (position.dtype == weight.dtype and position.device == weight.device == ids.device
+                and position.dim() <= 2 and ids.dim() == 2)
+
+    def _compose_into(self, ids: torch.Tensor, position: torch.Tensor, out: torch.Tensor | None) -> torch.Tensor:
+        weight = self.token.weight  # (V, D)
+        shape = (*ids.shape, weight.shape[1])
+        if out is None:
+            out = torch.empty(shape, dtype=weight.dtype, device=weight.device)
+        elif tuple(out.shape) != shape or out.dtype != weight.dtype or out.device != weight.device \
+                or not out.is_contiguous():
+            raise ValueError(f"out must be a contiguous {list(shape)} {weight.dtype} tensor on {weight.device}, "
+                             f"got {list(out.shape)} {out.dtype} on {out.device}")
+        torch.index_select(weight, 0, ids.reshape(-1), out=out.view(-1, shape[-1]))  # (B*T, D)
+        return out.add_(position)  # (B, T, D) += (T, D), broadcast over B

@@ -28,6 +28,11 @@ def estimate_bytes(config: EmbeddingConfig, schemes: tuple[str, ...]) -> int:
             total += ctx * dim * _FLOAT32  # its float32 draw
         total += tokens * dim * element  # the composer's output
     total += ctx * 8 * 2  # float64 row norms
+    from .position_config import signal_bytes
+
+    # rope's probe fingerprint, kept with its scheme; and the scorecard's second build (determinism).
+    total += sum(signal_bytes(config, name) for name in schemes if name == "rope")
+    total += max((signal_bytes(config, name) for name in schemes), default=0)
     return total
 
 
@@ -66,3 +71,11 @@ def require_fits(needed: int, device: "torch.device", *, flags: str) -> None:
         raise PosembError(
             f"{flags}: this run needs about {format_bytes(needed)} but {format_bytes(free)} "
             f"is free on {device}; lower them")
+
+
+def estimate_bench_bytes(configs: "tuple[EmbeddingConfig, ...]", schemes: tuple[str, ...]) -> int:
+    """Peak bytes of a bench run: the largest dim's compare-sized run plus the reused output and
+    the copy's source and target, each (B, T, D)."""
+    return max(
+        estimate_bytes(config, schemes) + 3 * config.batch * config.seq_len * config.dim * dtype_size(config.dtype)
+        for config in configs)

@@ -27,3 +27,18 @@ Ids = Annotated[Optional[str], typer.Option(
     show_default=False)]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of tables.")]
 Debug = Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected failure.")]
+Checkpoint = Annotated[Optional[str], typer.Option(
+    "--checkpoint", help="A real model's position table: .safetensors, .bin/.pt state dict, .npy/.npz, or a model "
+    "directory. Its shape sets --dim, --ctx and (with a token table) --vocab.", show_default=False)]
+Key = Annotated[Optional[str], typer.Option(
+    "--key", help="The tensor to read from --checkpoint, when its name is not a known one.", show_default=False)]
+PositionOffset = Annotated[Optional[int], typer.Option(
+    "--position-offset", help="Leading rows of the --checkpoint table that no position uses  "
+    "[default: the model family's, e.g. 2 for RoBERTa and OPT]", show_default=False)]
+NoPlot = Annotated[bool, typer.Option("--no-plot", help="Leave out the terminal pictures (heatmap, decay curves).")]
+Plot = Annotated[Optional[str], typer.Option(
+    "--plot", help="Also write a figure to FILE.png or FILE.svg (needs: pip install 'posemb[plot]').",
+    show_default=False)]
+ModelConfig = Annotated[Optional[str], typer.Option(
+    "--config", help="A Hugging Face style config.json (or its directory): inspect that model's RoPE, "
+    "with its head size, rope_theta, rope_scaling and context; no weights needed.", show_default=False)]

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
-def stdout_console() -> Console:
+# rich.console is imported when a console is made, not at import: --help and --version never need it.
+def stdout_console() -> "Console":
+    from rich.console import Console
+
     return Console()
 
 
-def stderr_console() -> Console:
+def stderr_console() -> "Console":
+    from rich.console import Console
+
     return Console(stderr=True)
 
 

@@ -121,25 +121,46 @@ def bands_table(result: SchemeReport, ctx: int) -> Table:
         step = (len(bands) - 1) / (_MAX_BAND_ROWS - 1)
         shown = [bands[round(i * step)] for i in range(_MAX_BAND_ROWS)]
     caption = f"{len(shown)} of {len(bands)} pairs shown; --json lists all" if shown is not bands else None
+    from .render_position import full_turn_caption
+
+    turns = full_turn_caption(result, ctx)
+    caption = "; ".join(part for part in (turns, caption) if part) or None
+    scaled = "inv_freq_unscaled" in bands[0]  # scaled rope: show the frequency before scaling too
     table = Table(title="Wavelength bands, one row per feature pair", title_justify="left", caption=caption)
-    for name in ("pair", "frequency", "wavelength", f"turns in ctx={ctx}"):
+    for name in ("pair", "frequency", *(("unscaled",) if scaled else ()), "wavelength", f"turns in ctx={ctx}"):
         table.add_column(name, justify="right")
     for band in shown:
-        table.add_row(str(band["pair"]), general(band["inv_freq"]), general(band["wavelength"]),
+        unscaled = (general(band["inv_freq_unscaled"]),) if scaled else ()
+        table.add_row(str(band["pair"]), general(band["inv_freq"]), *unscaled, general(band["wavelength"]),
                       general(ctx / band["wavelength"]))
     return table
 
 
 def render_compare(report: CompareReport) -> Group:
     results = report.results
-    return Group(header(report.config, "compare"), shapes_table(results), params_table(results),
-                 decay_comparison(results))
+    from .render_position import compare_parts
+    from .render_source import source_line
+
+    sources = [line for line in map(source_line, results) if line is not None]  # a real model's table
+    return Group(header(report.config, "compare"), *sources, shapes_table(results), params_table(results),
+                 decay_comparison(results), *compare_parts(results))
 
 
 def render_inspect(report: InspectReport) -> Group:
     result = report.result
     parts = [header(report.config, f"inspect {result.scheme}"), shapes_table([result]), params_table([result]),
              decay_detail(result), norms_table(result)]
+    from .render_source import source_line
+
+    if source_line(result) is not None:  # a real model's table or config
+        parts.insert(1, source_line(result))
     if result.bands:
         parts.append(bands_table(result, report.config["ctx"]))
+    from .render_position import inspect_parts
+
+    parts.extend(inspect_parts(result))
+    if result.figures.get("heatmap") is not None:  # pictures were asked for (not --json, not --no-plot)
+        from .render_pictures import pictures
+
+        parts.extend(pictures(result))
     return Group(*parts)

@@ -39,6 +39,7 @@ class SchemeReport:
     table: dict | None
     bands: list[dict] | None = None
     extra: dict = field(default_factory=dict)
+    figures: dict = field(default_factory=dict, compare=False, repr=False)  # pictures only: never in JSON
 
     def to_dict(self) -> dict:
         out = {

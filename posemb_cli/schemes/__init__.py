@@ -11,6 +11,9 @@ import importlib
 _REGISTRY = {
     "learned": "posemb_cli.schemes.learned",
     "sinusoidal": "posemb_cli.schemes.sinusoidal",
+    "rope": "posemb_cli.schemes.rope",
+    "alibi": "posemb_cli.schemes.alibi",
+    "none": "posemb_cli.schemes.none",
 }
 
 

@@ -6,6 +6,16 @@ positional part for positions 0..T-1, shape (T, D). It also exposes:
 - ``max_ctx`` (L) and ``dim`` (D);
 - ``table()``: the whole (L, D) table that the metrics read;
 - ``bands()``: per feature pair, the frequency and wavelength, or None.
+
+Schemes that act inside attention (rope, alibi, none) return a zero additive
+part and may also offer, all optional:
+
+- ``acts_on``: a short phrase saying where the position goes (default: the input);
+- ``fingerprint(start=0, stop=None)``: the (rows, F) signal that position p
+  carries, which the metrics and the scorecard read instead of ``table()``;
+- ``pair_scores(q, k, m, n)``: the attention score of query q at positions m
+  against key k at positions n, (P,) or (P, H);
+- ``rotate(x, positions)`` (rope) or ``bias(query_positions, key_positions)`` (alibi).
 """
 
 from __future__ import annotations

@@ -35,8 +35,8 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def forward(self, seq_len: int) -> torch.Tensor:
         check_length(seq_len, self.max_ctx)
-        positions = torch.arange(seq_len, device=self.embedding.weight.device)
-        return self.embedding(positions)  # (T,) -> (T, D)
+        # Rows 0..T-1: the same values (and gradients) as looking up arange(T), without a copy.
+        return self.embedding.weight[:seq_len]  # (T, D)
 
     def table(self) -> torch.Tensor:
         return self.embedding.weight.detach()  # (L, D)

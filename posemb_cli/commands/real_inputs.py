@@ -1,0 +1,75 @@
+"""Flags that inspect and compare share for real models and pictures: checks and small glue.
+
+Parsing only: the checkpoint is read by ``checkpoint.py``, the heatmap is
+computed by ``heatmap.py``, the figure drawn by ``plot.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..config import PosembError
+
+PLOT_CELLS = 128
+
+
+def check_source_flags(*, checkpoint: str | None, key: str | None, position_offset: int | None,
+                       model_config: str | None = None) -> None:
+    """Refuse flags that make no sense together, before any work is done."""
+    if checkpoint is None:
+        for flag, value in (("--key", key), ("--position-offset", position_offset)):
+            if value is not None:
+                raise PosembError(f"{flag} needs --checkpoint PATH: it picks rows of a checkpoint's table")
+    elif model_config is not None:
+        raise PosembError("--checkpoint and --config cannot be combined: give a checkpoint (learned table) "
+                          "or a config (RoPE), not both")
+
+
+def check_plot_flag(plot: str | None) -> None:
+    if plot is not None:
+        from ..plot import check_plot_path
+
+        check_plot_path(plot)
+
+
+def picture_observer(*, terminal: bool, plot: str | None) -> Callable | None:
+    """A callback for ``run_schemes`` that computes each scheme's heatmaps, or None when no picture is wanted."""
+    if not terminal and plot is None:
+        return None
+    from ..output import stdout_console
+    from ..render_pictures import heatmap_cells_for_width
+
+    width = stdout_console().width
+
+    def observe(name: str, position) -> dict:
+        from ..heatmap import heatmap_of_rows
+
+        fingerprint = getattr(position, "fingerprint", None)  # schemes acting inside attention (rope)
+        if fingerprint is not None:
+            rows, dim = position.max_ctx, fingerprint(0, 1).shape[1]
+            read = fingerprint
+        else:
+            table = position.table()
+            if table is None or table.dim() != 2:
+                return {}
+            (rows, dim), read = table.shape, (lambda start, stop: table[start:stop])
+        figures = {}
+        if terminal:
+            figures["heatmap"] = heatmap_of_rows(read, rows, dim, heatmap_cells_for_width(width, rows))
+        if plot is not None:
+            figures["plot_heatmap"] = heatmap_of_rows(read, rows, dim, PLOT_CELLS)
+        return figures
+
+    return observe
+
+
+def write_requested_plot(plot: str | None, report, title: str) -> None:
+    if plot is None:
+        return
+    from ..plot import write_plot
+
+    results = getattr(report, "results", None) or [report.result]
+    sources = [result.extra["source"] for result in results if result.extra.get("source")]
+    if sources:
+        title += "  (" + ", ".join(str(source.get("checkpoint", source.get("config"))) for source in sources) + ")"
+    write_plot(plot, results, title)

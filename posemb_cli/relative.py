@@ -1,0 +1,95 @@
+"""Is the attention score a function of m - n alone? Measured, for any scheme.
+
+Notation: L max context, D width, A anchor positions, O signed offsets, S score series (heads).
+
+For query q at position m and key k at position n the scheme gives a score:
+``(q + PE(m)) . (k + PE(n))`` for an additive table, ``(R_m q) . (R_n k)`` for
+RoPE, ``q . k + bias(m - n)`` per head for ALiBi, ``q . k`` for NoPE. Over A
+anchors n and signed offsets d (m = n + d) the score at each offset is compared
+with its mean over anchors, f(d); the largest gap is the deviation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+_ANCHORS = 32
+_FAR_OFFSETS = 8
+
+
+def offset_grid(rows: int, max_offset: int) -> tuple[list[int], list[int]]:
+    """Anchor positions and non-negative offsets: 0..K, then a log-spaced few up to L/2.
+
+    Every anchor plus every offset stays below ``rows``.
+    """
+    top = max(max_offset, rows // 2)
+    far = np.unique(np.round(np.geomspace(max(max_offset, 1), max(top, 1), _FAR_OFFSETS)).astype(int))
+    offsets = sorted(set(range(max_offset + 1)) | {int(d) for d in far if d < rows})
+    span = rows - 1 - offsets[-1]
+    anchors = np.unique(np.round(np.linspace(0, max(span, 0), _ANCHORS)).astype(int)).tolist()
+    return anchors, offsets
+
+
+def _additive_scores(table: torch.Tensor, q, k, m, n) -> torch.Tensor:
+    rows_m = table[m].to(torch.float64)  # (P, D)
+    rows_n = table[n].to(torch.float64)
+    return ((q.to(torch.float64) + rows_m) * (k.to(torch.float64) + rows_n)).sum(-1)
+
+
+def pair_scores(scheme, q: torch.Tensor, k: torch.Tensor, m: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+    """The score of q at each m against k at each n: (P, S) float64, S = 1 unless per head."""
+    if hasattr(scheme, "pair_scores"):
+        scores = scheme.pair_scores(q, k, m, n)
+    else:
+        scores = _additive_scores(scheme.table(), q, k, m, n)
+    scores = scores.to(torch.float64)
+    return scores[:, None] if scores.dim() == 1 else scores
+
+
+def relative_deviation(scheme, q: torch.Tensor, k: torch.Tensor, *, max_offset: int) -> dict:
+    """Largest |score(m, n) - f(m - n)| over the grid, with f the mean score at each offset.
+
+    Args:
+        scheme: a positional scheme (``table()``, or ``pair_scores``).
+        q, k: (D,) query and key vectors, on the scheme's device.
+        max_offset: K; offsets 0..K and a few far ones, both signs.
+
+    Returns:
+        ``{"deviation": x, "scale": largest |score|, "spread": largest f(d) - smallest f(d),
+        "pairs": P, "offsets": [signed offsets]}``.
+    """
+    rows = int(scheme.max_ctx)
+    anchors, offsets = offset_grid(rows, max_offset)
+    signed = sorted({d for d in offsets} | {-d for d in offsets})
+    device = q.device
+    anchor = torch.tensor(anchors, device=device)
+    columns = []
+    for d in signed:  # d = m - n; the later of the two sits d (or -d) after the anchor
+        later = anchor + abs(d)
+        m, n = (later, anchor) if d >= 0 else (anchor, later)
+        columns.append(pair_scores(scheme, q, k, m, n))  # (A, S)
+    scores = torch.stack(columns, dim=1)  # (A, O, S)
+    f = scores.mean(dim=0, keepdim=True)  # (1, O, S)
+    deviation = (scores - f).abs().max()
+    spread = (f.amax(dim=1) - f.amin(dim=1)).max()
+    return {
+        "deviation": float(deviation),
+        "scale": float(scores.abs().max()),
+        "spread": float(spread),
+        "pairs": int(scores.shape[0] * scores.shape[1]),
+        "offsets": signed,
+    }
+
+
+def probe_vectors(dim: int, std: float, *, seed: int, device=None,
+                  dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two seeded (D,) vectors drawn like token rows, N(0, std^2) (std 1/sqrt(D) when std is 0).
+
+    The draw is float64 on the CPU, so one seed gives the same pair everywhere, then cast to ``dtype``.
+    """
+    generator = torch.Generator().manual_seed(seed)
+    std = std if std > 0 else dim ** -0.5
+    pair = torch.randn(2, dim, generator=generator, dtype=torch.float64) * std
+    pair = pair.to(device=device, dtype=dtype)
+    return pair[0], pair[1]

@@ -1,0 +1,64 @@
+"""--plot FILE.png|FILE.svg: the figure is written and valid; a missing matplotlib or a bad extension exits 2."""
+
+import sys
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+from typer.testing import CliRunner
+
+from posemb_cli.cli import app
+
+from .model_files import gpt2_tensors, save_safetensors
+
+runner = CliRunner()
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def test_inspect_writes_a_png(tmp_path):
+    target = tmp_path / "sinusoidal.png"
+    result = runner.invoke(app, ["inspect", "--ctx", "64", "--dim", "16", "--device", "cpu", "--plot", str(target)])
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes()[:8] == PNG_MAGIC
+    assert target.stat().st_size > 10_000
+
+
+def test_compare_checkpoint_writes_an_svg_under_json(tmp_path):
+    model = save_safetensors(tmp_path / "model.safetensors", gpt2_tensors(rows=40, dim=16))
+    target = tmp_path / "figure.svg"
+    result = runner.invoke(app, ["compare", "--checkpoint", model, "--schemes", "learned,sinusoidal",
+                                 "--device", "cpu", "--plot", str(target), "--json"])
+    assert result.exit_code == 0, result.output
+    root = ElementTree.parse(target).getroot()
+    assert root.tag.endswith("svg")
+    text = target.read_text()
+    for scheme in ("checkpoint", "learned", "sinusoidal"):
+        assert f"{scheme}: cos(p, q)" in text
+    assert result.stdout.startswith("{") and result.stdout.count("\n") == 1
+
+
+@pytest.mark.parametrize("name, needle", [("figure.pdf", "unsupported extension '.pdf'; use .png or .svg"),
+                                          ("figure", "unsupported extension '(none)'"),
+                                          ("missing/figure.png", "does not exist")])
+def test_bad_plot_paths(tmp_path, name, needle):
+    result = runner.invoke(app, ["inspect", "--device", "cpu", "--plot", str(tmp_path / name)])
+    assert result.exit_code == 2
+    assert needle in result.stderr
+    assert result.stdout == "" and "Traceback" not in result.output
+
+
+def test_missing_matplotlib_names_the_install_command(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    result = runner.invoke(app, ["inspect", "--device", "cpu", "--plot", str(tmp_path / "f.png"), "--json"])
+    assert result.exit_code == 2
+    assert "pip install 'posemb[plot]'" in result.stderr
+    assert result.stdout == ""
+    assert not (tmp_path / "f.png").exists()
+
+
+def test_no_plot_still_writes_the_file_but_draws_nothing_in_the_terminal(tmp_path):
+    target = tmp_path / "f.svg"
+    result = runner.invoke(app, ["inspect", "--ctx", "64", "--dim", "16", "--device", "cpu", "--no-plot",
+                                 "--plot", str(target)])
+    assert result.exit_code == 0, result.output
+    assert "Similarity heatmap" not in result.stdout
+    assert ElementTree.parse(target).getroot().tag.endswith("svg")

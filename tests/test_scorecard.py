@@ -1,0 +1,139 @@
+"""The five-property scorecard: every figure against a brute-force NumPy oracle, for every scheme."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from posemb_cli.cli import app
+from posemb_cli.config import PosembError
+from posemb_cli.schemes.learned import LearnedPositionalEmbedding
+from posemb_cli.schemes.sinusoidal import SinusoidalPositionalEmbedding
+from posemb_cli.scorecard import scorecard
+from posemb_cli.table_checks import min_pair_distance, neighbour_min_distance
+
+from .position_oracles import min_distance
+
+runner = CliRunner()
+KEYS = ("uniqueness", "boundedness", "relative", "extrapolation", "determinism")
+
+
+class GivenTable(torch.nn.Module):
+    """Only the protocol: a table of L rows, refused beyond L (like one read from a checkpoint)."""
+
+    def __init__(self, table):
+        super().__init__()
+        self.max_ctx, self.dim = table.shape
+        self.weight = table
+
+    def forward(self, seq_len):
+        if seq_len > self.max_ctx:
+            raise PosembError(f"sequence length {seq_len} exceeds max context {self.max_ctx}")
+        return self.weight[:seq_len]
+
+    def table(self):
+        return self.weight
+
+    def bands(self):
+        return None
+
+
+def lstsq_residual(table, offsets, rows, features):
+    worst = 0.0
+    for k in offsets:
+        x, y = table[:rows, :features], table[k:k + rows, :features]
+        m, *_ = np.linalg.lstsq(x, y, rcond=None)
+        worst = max(worst, np.linalg.norm(y - x @ m) / np.linalg.norm(y))
+    return worst
+
+
+def test_min_pair_distance_exact_and_strided():
+    table = torch.randn(60, 5, dtype=torch.float64)
+    table[41] = table[7] + 1e-4
+    found = min_pair_distance(table, pair_budget=10_000)
+    want, pair = min_distance(table.numpy())
+    assert found["distance"] == pytest.approx(want, rel=1e-9) and tuple(found["pair"]) == pair
+    assert found["stride"] == 1 and found["pairs"] == 60 * 59 // 2
+    strided = min_pair_distance(table, pair_budget=200)  # 21 rows: 210 > 200 pairs, so every 3rd row: 20 rows
+    assert strided["stride"] == 3 and strided["pairs"] <= 200
+    want, pair = min_distance(table.numpy()[::3])
+    assert strided["distance"] == pytest.approx(want, rel=1e-9) and strided["pair"] == [3 * pair[0], 3 * pair[1]]
+
+
+def test_neighbour_min_distance_against_a_loop():
+    table = torch.randn(200, 7, dtype=torch.float64)
+    table[120] = table[117] + 1e-3
+    found = neighbour_min_distance(table, 4)
+    data = table.numpy()
+    want = min((np.linalg.norm(data[i] - data[i + k]), i, i + k) for k in range(1, 5) for i in range(200 - k))
+    assert found["distance"] == pytest.approx(want[0], rel=1e-9) and found["pair"] == [want[1], want[2]]
+
+
+def test_learned_table_scores():
+    learned = LearnedPositionalEmbedding(96, 16, generator=torch.Generator().manual_seed(3))
+    rebuild = lambda: LearnedPositionalEmbedding(96, 16, generator=torch.Generator().manual_seed(3))  # noqa: E731
+    card = scorecard(learned, rebuild=rebuild, max_offset=4)
+    assert tuple(card) == KEYS
+    data = learned.table().double().numpy()
+    assert card["uniqueness"]["value"] == pytest.approx(min_distance(data)[0], rel=1e-6)
+    assert card["uniqueness"]["pass"]
+    assert card["boundedness"]["value"] == pytest.approx(np.abs(data).max(), rel=1e-6)
+    assert card["boundedness"]["threshold"] == pytest.approx(1.25 * np.abs(data[:48]).max(), rel=1e-6)
+    # Offsets 1..4 over the first 92 rows of 16 features: a random table is not a linear function of its past.
+    assert card["relative"]["value"] == pytest.approx(lstsq_residual(data, [1, 2, 3, 4], 92, 16), rel=1e-6)
+    assert card["relative"]["value"] > 0.5 and not card["relative"]["pass"]
+    assert card["extrapolation"] == {"value": 96.0, "threshold": 192.0, "pass": False,
+                                     "note": card["extrapolation"]["note"]}
+    assert "refused" in card["extrapolation"]["note"]
+    assert card["determinism"]["value"] == 0.0 and card["determinism"]["pass"]
+    different = scorecard(learned, rebuild=lambda: LearnedPositionalEmbedding(96, 16), max_offset=4)
+    assert not different["determinism"]["pass"] and different["determinism"]["value"] > 0
+
+
+def test_sinusoidal_table_is_relative():
+    sinusoidal = SinusoidalPositionalEmbedding(128, 16, dtype=torch.float64)
+    card = scorecard(sinusoidal, max_offset=3)
+    data = sinusoidal.table().numpy()
+    assert card["relative"]["value"] == pytest.approx(lstsq_residual(data, [1, 2, 3], 125, 16), abs=1e-10)
+    assert card["relative"]["value"] < 1e-8 and card["relative"]["pass"]
+    assert card["boundedness"]["value"] == pytest.approx(1.0) and card["boundedness"]["pass"]
+    assert card["uniqueness"]["value"] == pytest.approx(min_distance(data)[0], rel=1e-9)
+    assert "no rebuild" in card["determinism"]["note"]
+
+
+def test_any_table_following_the_protocol():
+    rows = torch.randn(40, 6)
+    rows[30] = rows[10]  # a duplicated position: not unique
+    card = scorecard(GivenTable(rows), max_offset=2)
+    assert card["uniqueness"]["value"] == 0.0 and not card["uniqueness"]["pass"]
+    assert card["extrapolation"]["value"] == 40 and not card["extrapolation"]["pass"]
+
+
+def test_large_table_uses_a_strided_sample_and_says_so():
+    card = scorecard(GivenTable(torch.randn(3000, 4)), max_offset=2, pair_budget=5000)
+    note = card["uniqueness"]["note"]
+    assert "every 30th position (100 of 3,000)" in note
+
+
+@pytest.mark.parametrize("scheme", ["learned", "sinusoidal", "rope", "alibi", "none"])
+def test_every_scheme_has_a_full_scorecard_in_compare(scheme):
+    result = runner.invoke(app, ["compare", "--schemes", scheme, "--dim", "16", "--ctx", "64", "--vocab", "40",
+                                 "-b", "2", "-t", "8", "-k", "3", "--device", "cpu", "--json"])
+    assert result.exit_code == 0, result.output
+    (entry,) = json.loads(result.stdout)["schemes"]
+    for key in KEYS:
+        assert set(entry["scorecard"][key]) == {"value", "threshold", "pass", "note"}
+        assert isinstance(entry["scorecard"][key]["pass"], bool) and entry["scorecard"][key]["note"]
+    passed = {key: entry["scorecard"][key]["pass"] for key in KEYS}
+    expected = {
+        "learned": dict(uniqueness=True, boundedness=True, relative=False, extrapolation=False, determinism=True),
+        "sinusoidal": dict(uniqueness=True, boundedness=True, relative=True, extrapolation=False, determinism=True),
+        "rope": dict(uniqueness=True, boundedness=True, relative=True, extrapolation=True, determinism=True),
+        "alibi": dict(uniqueness=True, boundedness=False, relative=True, extrapolation=True, determinism=True),
+        "none": dict(uniqueness=False, boundedness=True, relative=False, extrapolation=True, determinism=True),
+    }[scheme]
+    assert passed == expected
+    assert math.isfinite(entry["relative_deviation"])

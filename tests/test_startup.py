@@ -1,0 +1,82 @@
+"""The help path imports no torch: `posemb --help`, `--version` and every subcommand's `--help`.
+
+Each case runs in a fresh interpreter (this test process has torch loaded already)
+and reports ``sys.modules`` after the CLI has answered.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+PROBE = """
+import contextlib, io, json, sys
+sys.argv = ["posemb", *json.loads(sys.argv[1])]
+from posemb_cli.cli import app, main
+shown = io.StringIO()
+code = 0
+try:
+    with contextlib.redirect_stdout(shown):
+        main()
+except SystemExit as exc:
+    code = exc.code
+heavy = sorted(name for name in ("torch", "numpy") if name in sys.modules)
+sys.stderr.write(json.dumps({"code": code, "heavy": heavy, "shown": shown.getvalue()}) + "\\n")
+"""
+
+COMMANDS = """
+import json, sys
+import typer
+from posemb_cli.cli import app
+print(json.dumps(sorted(typer.main.get_command(app).commands)))
+"""
+
+
+def probe(args: list[str]) -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args)], capture_output=True, text=True,
+                          timeout=60)
+    return json.loads(done.stderr.strip().splitlines()[-1])
+
+
+def subcommands() -> list[str]:
+    done = subprocess.run([sys.executable, "-c", COMMANDS], capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+def test_every_documented_command_is_registered():
+    assert {"compare", "inspect", "bench", "sweep"} <= set(subcommands())
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["--version"], []])
+def test_root_help_and_version_import_no_torch(args):
+    report = probe(args)
+    assert report["code"] == 0
+    assert report["shown"].strip()
+    assert report["heavy"] == [], f"posemb {' '.join(args)} imported {report['heavy']}"
+
+
+def test_every_subcommand_help_imports_no_torch():
+    names = subcommands()
+    for name in names:
+        report = probe([name, "--help"])
+        assert report["code"] == 0, name
+        assert "Usage" in report["shown"], name
+        assert "torch" not in report["heavy"], f"posemb {name} --help imported torch"
+
+
+def test_python_dash_m_help_imports_no_torch():
+    code = "\n".join([
+        "import runpy, sys",
+        "sys.argv = ['posemb', '--help']",
+        "try:",
+        "    runpy.run_module('posemb_cli', run_name='__main__')",
+        "except SystemExit:",
+        "    pass",
+        "print('torch' in sys.modules, file=sys.stderr)",
+    ])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "Usage" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "False"

@@ -1,0 +1,73 @@
+"""`posemb sweep`: JSON lines identical to `posemb inspect --json`, the table, and up-front refusals."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import posemb_cli.analysis
+from posemb_cli.cli import app
+from posemb_cli.lists import parse_float_list, parse_int_list
+
+runner = CliRunner()
+COMMON = ["--vocab", "100", "--batch", "2", "--device", "cpu"]
+
+
+def test_json_lines_equal_inspect_for_every_configuration():
+    result = runner.invoke(app, ["sweep", "--dim", "8,12", "--ctx", "32,64", "--base", "10000,500",
+                                 "--schemes", "learned,sinusoidal", "--max-offset", "4", *COMMON, "--json"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2 * 2 * 2 * 2
+    seen = set()
+    for line in lines:
+        document = json.loads(line)
+        config = document["config"]
+        seen.add((config["dim"], config["ctx"], config["base"], config["scheme"]))
+        single = runner.invoke(app, [
+            "inspect", "--scheme", config["scheme"], "--dim", str(config["dim"]), "--ctx", str(config["ctx"]),
+            "--base", str(config["base"]), "--max-offset", "4", *COMMON, "--json"])
+        assert single.exit_code == 0, single.output
+        assert json.loads(single.stdout) == document
+    assert seen == {(d, c, b, s) for d in (8, 12) for c in (32, 64) for b in (10000.0, 500.0)
+                    for s in ("learned", "sinusoidal")}
+
+
+def test_table_output_has_a_row_per_configuration():
+    result = runner.invoke(app, ["sweep", "--dim", "8", "--ctx", "32,48", *COMMON])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("learned") == 2 and result.stdout.count("sinusoidal") == 2
+    assert "cos k=1" in result.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--dim", "64,0"], "--dim"),
+    (["--dim", "64,x"], "--dim"),
+    (["--ctx", "512,abc"], "--ctx"),
+    (["--ctx", "512,"], "--ctx"),
+    (["--base", "10000,inf"], "--base"),
+    (["--base", "10000,1"], "--base"),
+    (["--schemes", "sinusoidal,rotary9"], "--schemes"),
+    (["--ctx", "512,8"], "--max-offset 8 must be below --ctx 8"),
+    (["--ctx", "512,100", "--seq-len", "200"], "--seq-len 200 exceeds --ctx 100"),
+    (["--device", "tpu"], "--device"),
+    (["--dim", "64,100000", "--ctx", "512,1000000"], "GiB"),
+])
+def test_bad_value_anywhere_is_refused_before_any_work(monkeypatch, args, needle):
+    def no_work(*args, **kwargs):
+        raise AssertionError("inspect ran before every value was checked")
+
+    monkeypatch.setattr(posemb_cli.analysis, "inspect", no_work)
+    for json_flag in ([], ["--json"]):
+        result = runner.invoke(app, ["sweep", *args, *json_flag])
+        assert result.exit_code == 2, result.output
+        assert result.stdout == ""
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and needle in lines[0], result.stderr
+
+
+def test_list_parsers():
+    assert parse_int_list("--dim", " 64, 128 ") == (64, 128)
+    assert parse_float_list("--base", "1e4,500000") == (10000.0, 500000.0)
