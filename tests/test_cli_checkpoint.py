@@ -159,3 +159,21 @@ def test_checkpoint_on_cuda_matches_cpu(tmp_path):
         assert got["mean"] == pytest.approx(expected["mean"], abs=1e-5)
     shown = runner.invoke(app, ["inspect", "--checkpoint", model, "--device", "cuda"], terminal_width=100)
     assert shown.exit_code == 0 and "Similarity heatmap" in shown.stdout
+
+
+def test_a_typed_flag_that_the_file_contradicts_is_refused(tmp_path):
+    path = save_safetensors(tmp_path / "model.safetensors", gpt2_tensors(rows=40, dim=16, vocab=50))
+    for flag, value in (("--dim", "64"), ("--ctx", "512"), ("--vocab", "32000")):
+        result = runner.invoke(app, ["inspect", "--checkpoint", path, flag, value, "--json"])
+        assert result.exit_code == 2 and result.stdout == ""
+        assert result.stderr.count("\n") == 1 and f"{flag} {value} conflicts with --checkpoint" in result.stderr
+    agreeing = runner.invoke(app, ["compare", "--checkpoint", path, "--dim", "16", "--json"])
+    assert agreeing.exit_code == 0, agreeing.output
+
+
+def test_a_typed_scheme_that_a_config_contradicts_is_refused(tmp_path):
+    write_config(tmp_path, model_type="llama", hidden_size=64, num_attention_heads=4, max_position_embeddings=256,
+                 rope_theta=10000.0)
+    result = runner.invoke(app, ["inspect", "--config", str(tmp_path), "--scheme", "learned", "--json"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--scheme learned conflicts with --config" in result.stderr

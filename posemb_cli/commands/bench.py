@@ -38,6 +38,7 @@ def bench(
 ) -> None:
     """Time the composer's forward pass against a copy_ of its output's size (a bandwidth yardstick).
 
+    \b
     Example: posemb bench --dim 512,1024 --seq-len 2048 --batch 8 --device cpu
     """
     from ..bench import bench_configs, check_repeats, run_bench

@@ -14,6 +14,7 @@ from ..schemes import scheme_names
 
 
 def compare(
+    context: typer.Context,
     schemes: Annotated[str, typer.Option("--schemes", help="Comma list of schemes to compare.")] = "learned,sinusoidal",
     dim: opt.Dim = 64,
     ctx: opt.Ctx = 512,
@@ -47,6 +48,7 @@ def compare(
 ) -> None:
     """Compare positional schemes side by side on one batch.
 
+    \b
     Example: posemb compare --dim 64 --ctx 512 --schemes learned,sinusoidal
     Example: posemb compare --schemes sinusoidal,rope,alibi,none --rope-scaling yarn --rope-factor 4
     Example: posemb compare --checkpoint gpt2/ --schemes sinusoidal --plot gpt2.svg
@@ -54,7 +56,8 @@ def compare(
     from ..analysis import compare as run_compare
     from ..position_config import with_position_settings
     from ..report import to_json
-    from .real_inputs import check_plot_flag, check_source_flags, picture_observer, write_requested_plot
+    from .real_inputs import (check_plot_flag, check_source_flags, picture_observer, refuse_conflicts,
+                              write_requested_plot)
 
     names = parse_scheme_list("--schemes", schemes, scheme_names())
     check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset)
@@ -67,6 +70,8 @@ def compare(
 
         loaded = load_checkpoint(checkpoint, key=key, position_offset=position_offset)
         shape = checkpoint_shape(loaded, vocab)
+        refuse_conflicts(context, "--checkpoint", checkpoint, {"dim": shape["dim"], "ctx": shape["ctx"],
+                                                               "vocab": shape["vocab"]})
         dim, ctx, vocab = shape["dim"], shape["ctx"], shape["vocab"]
     config = make_config(dim=dim, ctx=ctx, vocab=vocab, batch=batch, seq_len=seq_len, seed=seed, device=device,
                          dtype=dtype, base=base, init_std=init_std, max_offset=max_offset, ids=ids)

@@ -14,6 +14,7 @@ from ..schemes import scheme_names
 
 
 def inspect(
+    context: typer.Context,
     scheme: Annotated[str, typer.Option("--scheme", help="The scheme to inspect.")] = "sinusoidal",
     dim: opt.Dim = 64,
     ctx: opt.Ctx = 512,
@@ -49,6 +50,7 @@ def inspect(
 ) -> None:
     """Inspect one positional scheme in depth: shapes, parameters, decay, norms, bands, pictures.
 
+    \b
     Example: posemb inspect --scheme sinusoidal --dim 32
     Example: posemb inspect --scheme rope --rope-layout half --rope-scaling llama3 --rope-factor 8
     Example: posemb inspect --checkpoint gpt2/model.safetensors --plot gpt2.png
@@ -57,7 +59,8 @@ def inspect(
     from ..analysis import inspect as run_inspect
     from ..position_config import with_position_settings
     from ..report import to_json
-    from .real_inputs import check_plot_flag, check_source_flags, picture_observer, write_requested_plot
+    from .real_inputs import (check_plot_flag, check_source_flags, picture_observer, refuse_conflicts,
+                              write_requested_plot)
 
     check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset, model_config=model_config)
     check_plot_flag(plot)
@@ -69,6 +72,8 @@ def inspect(
 
         loaded = load_checkpoint(checkpoint, key=key, position_offset=position_offset)
         shape = checkpoint_shape(loaded, vocab)
+        refuse_conflicts(context, "--checkpoint", checkpoint, {"dim": shape["dim"], "ctx": shape["ctx"],
+                                                               "vocab": shape["vocab"]})
         dim, ctx, vocab = shape["dim"], shape["ctx"], shape["vocab"]
     rope_model = None
     if model_config is not None:
@@ -77,6 +82,8 @@ def inspect(
 
         rope_model = read_rope_config(model_config)
         shape = rope_model_shape(rope_model, vocab)
+        refuse_conflicts(context, "--config", model_config, {"dim": shape["dim"], "ctx": shape["ctx"],
+                                                             "vocab": shape["vocab"], "scheme": "rope"})
         dim, ctx, vocab, scheme = shape["dim"], shape["ctx"], shape["vocab"], "rope"
 
     if scheme not in scheme_names():

@@ -44,6 +44,7 @@ def order(
 ) -> None:
     """Show that attention without position cannot tell a sentence from its permutation.
 
+    \b
     Example: posemb order --schemes none,sinusoidal,rope,alibi --seq-len 16
     """
     from ..order import run_order

@@ -25,6 +25,22 @@ def check_source_flags(*, checkpoint: str | None, key: str | None, position_offs
                           "or a config (RoPE), not both")
 
 
+def refuse_conflicts(context, source_flag: str, source: str, settled: dict) -> None:
+    """Refuse a flag typed on the command line whose value the file settles otherwise.
+
+    Args:
+        context: the command's Typer context, which knows where each value came from.
+        settled: parameter name -> the value the file gives it.
+    """
+    for name, value in settled.items():
+        where = context.get_parameter_source(name)
+        given = context.params.get(name)
+        if where is not None and where.name in ("COMMANDLINE", "ENVIRONMENT") and given != value:
+            flag = "--" + name.replace("_", "-")
+            raise PosembError(f"{flag} {given} conflicts with {source_flag} {source}, which sets it to {value}; "
+                              f"leave {flag} out")
+
+
 def check_plot_flag(plot: str | None) -> None:
     if plot is not None:
         from ..plot import check_plot_path

@@ -37,6 +37,7 @@ def sweep(
 
     Under --json, one posemb.inspect/1 object per configuration per line (JSON lines).
 
+    \b
     Example: posemb sweep --dim 64,128 --ctx 512,2048 --schemes learned,sinusoidal --json
     """
     from ..sweep import plan_sweep, run_sweep, summary_row
