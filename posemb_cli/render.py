@@ -80,17 +80,32 @@ def params_table(results: list[SchemeReport]) -> Table:
 
 
 def decay_comparison(results: list[SchemeReport]) -> Table:
-    table = Table(title="Neighbour similarity: mean cos(row p, row p+k) over the whole table", title_justify="left")
+    spread = len(results) <= 2  # min … max per scheme fits beside the means for two schemes
+    table = Table(title="Neighbour similarity: mean cos(row p, row p+k) over the whole table", title_justify="left",
+                  caption=None if spread else "min and max over p: posemb inspect --scheme NAME, or --json")
     table.add_column("k", justify="right")
     for result in results:
-        table.add_column(f"{result.scheme} mean", justify="right")
-        table.add_column(f"{result.scheme} min … max", justify="right", style="dim")
+        table.add_column(f"{result.scheme}\nmean" if spread else result.scheme, justify="right", no_wrap=True)
+        if spread:
+            table.add_column("\nmin … max", justify="right", style="dim", no_wrap=True)
     for index, first in enumerate(results[0].neighbour_similarity):
         cells = []
         for result in results:
             row = result.neighbour_similarity[index]
-            cells += [number(row["mean"]), f"{number(row['min'], 3)} … {number(row['max'], 3)}"]
+            cells.append(number(row["mean"]))
+            if spread:
+                cells.append(f"{number(row['min'], 2)} … {number(row['max'], 2)}")
         table.add_row(str(first["offset"]), *cells)
+    from .render_pictures import sparkline
+
+    curves = []
+    for result in results:  # the means of k = 1..K on a -1 .. +1 scale
+        means = [row["mean"] if row["mean"] is not None else math.nan for row in result.neighbour_similarity]
+        curves.append(Text(sparkline(means), style="cyan"))
+        if spread:
+            curves.append("")
+    table.add_section()
+    table.add_row("1…K", *curves)
     return table
 
 
