@@ -44,6 +44,8 @@ def _read_bytes(source: str, stdin) -> bytes:
     if source == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
         return stream.read()
+    if not source:
+        raise PosembError(f"--ids needs a file path, or '-' for stdin; give {_FORMAT_HINT}")
     path = Path(source)
     if not path.exists():
         raise PosembError(f"--ids {source}: no such file; give {_FORMAT_HINT}, or '-' for stdin")
@@ -73,7 +75,7 @@ def _parse_npy(name: str, data: bytes) -> np.ndarray:
 
 def _parse_json(name: str, data: bytes) -> np.ndarray:
     try:
-        rows = json.loads(data.decode("utf-8"))
+        rows = json.loads(data.decode("utf-8-sig"))  # a byte-order mark (Windows editors) is not content
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise PosembError(f"--ids {name}: neither JSON nor .npy; give {_FORMAT_HINT}") from None
     if not isinstance(rows, list) or not rows or not all(isinstance(row, list) for row in rows):

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from .config import EmbeddingConfig, PosembError, make_config, require_positive_int
 from .device import dtype_size
 from .memory import estimate_bench_bytes, require_fits
+from .position_config import check_default_position_settings
 
 BENCH_SCHEMA = "posemb.bench/1"
 _SIZE_FLAGS = "--vocab/--dim/--batch/--seq-len"
@@ -34,16 +35,21 @@ class BenchReport:
         return {"schema": BENCH_SCHEMA, "config": self.config, "results": self.results}
 
 
-def bench_configs(*, dims: tuple[int, ...], ctx: int, seq_len: int | None, **settings) -> tuple[EmbeddingConfig, ...]:
-    """One validated config per dim; T defaults to the whole context. Raises PosembError on a bad value."""
+def bench_configs(*, dims: tuple[int, ...], ctx: int, seq_len: int | None, schemes: tuple[str, ...] = (),
+                  **settings) -> tuple[EmbeddingConfig, ...]:
+    """One validated config per dim (and per ``schemes``' head settings); T defaults to the whole context.
+
+    Raises:
+        PosembError: naming the flag, for the first value that is not allowed.
+    """
     require_positive_int("--ctx", ctx)
     seq_len = ctx if seq_len is None else seq_len
     require_positive_int("--seq-len", seq_len)
     if seq_len > ctx:
         raise PosembError(f"--seq-len {seq_len} exceeds --ctx {ctx}: a position table has only ctx rows")
     # make_config also checks a neighbour offset that bench does not use; give it a table it accepts.
-    return tuple(dataclasses.replace(
-        make_config(dim=dim, ctx=max(ctx, 2), seq_len=seq_len, max_offset=1, **settings), ctx=ctx)
+    return tuple(check_default_position_settings(dataclasses.replace(
+        make_config(dim=dim, ctx=max(ctx, 2), seq_len=seq_len, max_offset=1, **settings), ctx=ctx), schemes)
         for dim in dims)
 
 

@@ -92,7 +92,10 @@ def find_position_key(tensors: TensorFile, key: str | None) -> str:
             raise PosembError(f"--key {key!r}: shape {list(tensors.shapes[key])} is not a (rows, dim) table")
         return key
     if tensors.kind == "npy":
-        return next(iter(tensors.shapes))
+        name, shape = next(iter(tensors.shapes.items()))
+        if _matrix_shape(shape) is None:
+            raise PosembError(f"--checkpoint {tensors.path}: array of shape {list(shape)} is not a (rows, dim) table")
+        return name
     found = [n for n, shape in tensors.shapes.items() if _matches(n, POSITION_NAMES) and _matrix_shape(shape)]
     if not found:
         raise PosembError(f"--checkpoint {tensors.path}: no position table found under the known names "
@@ -130,11 +133,25 @@ def family_offset(key: str, model_config: dict | None) -> tuple[int, str]:
     return 0, "no reserved rows"
 
 
+def _first_non_finite_row(table, block_rows: int = 4096) -> int | None:
+    """The first row holding NaN or inf, checked block by block (no mask of the table's size)."""
+    import torch
+
+    for start in range(0, table.shape[0], block_rows):
+        finite = torch.isfinite(table[start:start + block_rows]).all(dim=1)  # (block,)
+        if not bool(finite.all()):
+            return start + int((~finite).nonzero()[0, 0])
+    return None
+
+
 def load_checkpoint(path: str, *, key: str | None = None, position_offset: int | None = None) -> LoadedTable:
     """Read the position table (only that tensor where the format allows) and the token table's shape."""
     tensors = open_tensor_file(path)
     name = find_position_key(tensors, key)
     stored_rows, dim = _matrix_shape(tensors.shapes[name])
+    if stored_rows < 2 or dim < 1:
+        raise PosembError(f"--checkpoint {path}: table {name!r} has shape [{stored_rows}, {dim}]; "
+                          f"a position table needs at least 2 rows and 1 feature")
     if position_offset is None:
         offset, reason = family_offset(name, tensors.model_config)
         if offset > stored_rows - 2:
@@ -148,6 +165,10 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
     if not stored.is_floating_point():
         raise PosembError(f"--checkpoint {path}: tensor {name!r} holds {stored.dtype}, not floating-point numbers")
     table = stored.reshape(stored_rows, dim)[offset:]  # (L, D): the rows real positions use
+    row = _first_non_finite_row(table)
+    if row is not None:
+        raise PosembError(f"--checkpoint {path}: table {name!r} holds NaN or infinite values (first in row "
+                          f"{row + offset}); a position table must be finite")
     token_key = find_token_key(tensors, dim)
     vocab = tensors.shapes[token_key][0] if token_key else None
     return LoadedTable(

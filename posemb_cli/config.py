@@ -13,6 +13,10 @@ from dataclasses import asdict, dataclass
 DTYPES = ("float32", "float64", "float16", "bfloat16")
 _DEVICE_RE = re.compile(r"^(auto|cpu|cuda|cuda:\d+)$")
 _MAX_SEED = 2**63 - 1
+# The largest finite value a table can hold: rows are drawn in float32, then cast to the dtype.
+_LARGEST = {"float32": 3.4028234663852886e38, "float64": 3.4028234663852886e38, "float16": 65504.0,
+            "bfloat16": 3.3895313892515355e38}
+_DRAW_SIGMAS = 10  # no N(0, std^2) draw of a realistic table reaches 10 standard deviations
 
 
 class PosembError(Exception):
@@ -106,6 +110,9 @@ def make_config(
     require_finite("--init-std", init_std)
     if init_std < 0:
         raise PosembError(f"--init-std must be zero or positive, got {init_std!r}")
+    if init_std * _DRAW_SIGMAS > _LARGEST[dtype]:  # the draws would overflow to inf: no figure is defined
+        raise PosembError(f"--init-std {init_std!r} overflows {dtype} (largest {_LARGEST[dtype]:.4g}); "
+                          f"give at most {_LARGEST[dtype] / _DRAW_SIGMAS:.4g}")
     return EmbeddingConfig(
         dim=dim, ctx=ctx, vocab=vocab, batch=batch, seq_len=seq_len, seed=seed,
         device=device, dtype=dtype, base=float(base), init_std=float(init_std),

@@ -164,6 +164,10 @@ def read_rope_config(path: str) -> RopeModel:
         raise _fail(file, prefix + partial_name, f"must be in (0, 1], got {partial!r}")
     rotary_dim = int(head_dim * partial)
     if rotary_dim < 2 or rotary_dim % 2:
+        if partial_name not in fields:  # the head size itself is odd: name the field that set it
+            source = "head_dim" if fields.get("head_dim") is not None else "hidden_size / num_attention_heads"
+            raise _fail(file, prefix + source, f"is {head_dim}: RoPE rotates feature pairs, so the head size "
+                                               "must be even, at least 2")
         raise _fail(file, prefix + partial_name, f"gives {rotary_dim} rotary features of {head_dim}: need an even "
                                                  "number, at least 2")
     parameters = fields.get("rope_parameters") if isinstance(fields.get("rope_parameters"), dict) else {}

@@ -27,6 +27,10 @@ def check_plot_path(path: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise PosembError(f"--plot {path}: folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise PosembError(f"--plot {path}: is a directory; give a file name ending in .png or .svg")
+    if not os.access(folder, os.W_OK):
+        raise PosembError(f"--plot {path}: folder {folder} is not writable")
     try:
         import matplotlib  # noqa: F401
     except ImportError:

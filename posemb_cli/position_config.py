@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 
 from .config import EmbeddingConfig, PosembError, require_finite, require_positive_int
 from .schemes.rope_scaling import NEEDS_ORIGINAL_CTX, SCALING_KINDS, RopeScaling
 
 ROPE_LAYOUTS = ("interleaved", "half")
 
-__all__ = ["ROPE_LAYOUTS", "SCALING_KINDS", "rope_scaling_of", "settle_position_settings", "with_position_settings"]
+__all__ = ["ROPE_LAYOUTS", "SCALING_KINDS", "check_default_position_settings", "rope_scaling_of",
+           "settle_position_settings", "with_position_settings"]
 
 
 def _choice(flag: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -29,16 +31,26 @@ def _positive(flag: str, value: float) -> None:
         raise PosembError(f"{flag} must be above 0, got {value!r}")
 
 
-def _check_rope(dim: int, ctx: int, s: dict) -> None:
+def _check_rope(dim: int, ctx: int, s: dict, *, head_dim_given: bool) -> None:
     head_dim = s["head_dim"]
-    require_positive_int("--head-dim", head_dim)
+    # A head size left to its default is --dim: name the flag the user typed.
+    flag = (f"--head-dim {head_dim}" if head_dim_given
+            else f"--dim {dim} (the RoPE head size unless --head-dim is given)")
     if head_dim % 2:
-        raise PosembError(f"--head-dim {head_dim} is odd: RoPE rotates feature pairs, so the head size must be even")
+        raise PosembError(f"{flag} is odd: RoPE rotates feature pairs, so the head size must be even")
     if dim % head_dim:
         raise PosembError(f"--head-dim {head_dim} does not divide --dim {dim}: RoPE rotates whole heads")
     kind = s["rope_scaling"]
     if kind in ("ntk", "dynamic") and head_dim < 4:
-        raise PosembError(f"--head-dim {head_dim}: --rope-scaling {kind} raises the base to d / (d - 2), so d >= 4")
+        raise PosembError(f"{flag}: --rope-scaling {kind} raises the base to d / (d - 2), so d >= 4")
+    if kind in ("ntk", "dynamic"):
+        # The stretched base, base * stretch ** (d / (d - 2)), must stay a finite float64; dynamic stretches
+        # most at twice ctx (the scorecard's extrapolation check).
+        factor = s["rope_factor"]
+        stretch = factor if kind == "ntk" else max(1.0, factor * 2 * ctx / s["original_ctx"] - (factor - 1))
+        if math.log(s["base"]) + head_dim / (head_dim - 2) * math.log(stretch) >= math.log(sys.float_info.max):
+            raise PosembError(f"--rope-factor {factor!r} with --base {s['base']!r}: --rope-scaling {kind} raises "
+                              f"the base past the largest float64; give a smaller factor or base")
     if kind in NEEDS_ORIGINAL_CTX and s["original_ctx"] > ctx:
         raise PosembError(f"--original-ctx {s['original_ctx']} exceeds --ctx {ctx}: "
                           f"{kind} extends a shorter training context up to ctx")
@@ -96,6 +108,8 @@ def settle_position_settings(config: EmbeddingConfig, *, schemes: tuple[str, ...
     original_ctx = max(1, round(c.ctx / c.rope_factor)) if c.original_ctx is None else c.original_ctx
     require_positive_int("--original-ctx", original_ctx)
     require_positive_int("--heads", c.heads)
+    if c.head_dim is not None:  # refused whatever the schemes: no head size is zero or negative
+        require_positive_int("--head-dim", c.head_dim)
     settings = {
         "head_dim": c.dim if c.head_dim is None else c.head_dim, "rope_factor": float(c.rope_factor),
         "original_ctx": original_ctx, "beta_fast": float(c.beta_fast), "beta_slow": float(c.beta_slow),
@@ -103,10 +117,22 @@ def settle_position_settings(config: EmbeddingConfig, *, schemes: tuple[str, ...
         "attention_factor": None if c.attention_factor is None else float(c.attention_factor),
     }
     if "rope" in schemes:
-        _check_rope(c.dim, c.ctx, {**settings, "rope_scaling": c.rope_scaling})
+        _check_rope(c.dim, c.ctx, {**settings, "rope_scaling": c.rope_scaling, "base": c.base},
+                    head_dim_given=c.head_dim is not None)
     if "alibi" in schemes and c.dim % c.heads:
         raise PosembError(f"--heads {c.heads} does not divide --dim {c.dim}: each ALiBi head needs dim / heads features")
     return dataclasses.replace(config, **settings)
+
+
+def check_default_position_settings(config: EmbeddingConfig, schemes: tuple[str, ...]) -> EmbeddingConfig:
+    """For commands without the RoPE/ALiBi flags (bench, sweep): refuse a --dim that the schemes'
+    default head settings cannot split, naming --dim, then settle the config as usual."""
+    if "rope" in schemes and config.dim % 2:
+        raise PosembError(f"--dim {config.dim}: rope rotates feature pairs, so every --dim must be even")
+    if "alibi" in schemes and config.dim % config.heads:
+        raise PosembError(f"--dim {config.dim}: alibi splits the dim over its {config.heads} heads, "
+                          f"so every --dim must be a multiple of {config.heads}")
+    return settle_position_settings(config, schemes=schemes)
 
 
 def rope_scaling_of(config: EmbeddingConfig) -> RopeScaling:

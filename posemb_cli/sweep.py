@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .config import EmbeddingConfig, PosembError, make_config
 from .memory import estimate_bytes, require_fits
+from .position_config import check_default_position_settings
 
 _SIZE_FLAGS = "--vocab/--dim/--ctx/--batch/--seq-len"
 
@@ -44,6 +45,7 @@ def plan_sweep(
         if seq_len is not None and seq_len > ctx:
             raise PosembError(f"--seq-len {seq_len} exceeds --ctx {ctx} (every --ctx must hold --seq-len)")
         config = make_config(dim=dim, ctx=ctx, base=base, seq_len=seq_len, **settings)
+        config = check_default_position_settings(config, (scheme,))  # rope/alibi: refused now, not mid-sweep
         points.append(SweepPoint(scheme=scheme, config=config))
     return tuple(points)
 

@@ -148,8 +148,9 @@ def _open_torch(path: str, flag: str, model_config: dict | None) -> TensorFile:
         reason = re.search(r"WeightsUnpickler error:\s*(\S[^\n]*)", str(exc))
         detail = " ".join(reason.group(1).split()) if reason else type(exc).__name__
         raise PosembError(f"{flag} {path}: not a readable PyTorch state dict ({detail})") from None
-    except (RuntimeError, OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:
-        raise PosembError(f"{flag} {path}: not a readable PyTorch state dict ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 - garbage bytes fail the unpickler in many ways (IndexError, KeyError...)
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise PosembError(f"{flag} {path}: not a readable PyTorch state dict ({detail})") from None
     if not isinstance(state, dict):
         raise PosembError(f"{flag} {path}: holds a {type(state).__name__}, not a state dict of named tensors")
     tensors = _flatten(state)

@@ -8,6 +8,8 @@ from typer.testing import CliRunner
 
 from posemb_cli.cli import app
 
+from .refusals import check_refused
+
 runner = CliRunner()
 
 BAD_FLAGS = [
@@ -35,16 +37,6 @@ BAD_FLAGS = [
     (["--vocab", "1000000000", "--dim", "1000000"], "GiB"),
     (["--bogus"], "--bogus"),
 ]
-
-
-def check_refused(args, needle):
-    result = runner.invoke(app, args)
-    assert result.exit_code == 2, result.output
-    assert result.stdout == ""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert needle in lines[0], lines[0]
-    assert "Traceback" not in result.output
 
 
 @pytest.mark.parametrize("command", ["compare", "inspect"])

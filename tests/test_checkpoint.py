@@ -1,7 +1,6 @@
 """Reading a real model's position table: formats, names, family offsets, the token table."""
 
 import json
-import os
 
 import numpy as np
 import pytest
@@ -84,6 +83,7 @@ def test_opt_bin_in_directory_offset_two(tmp_path):
     loaded = load_checkpoint(str(tmp_path))
     assert (loaded.key, loaded.position_offset, loaded.rows, loaded.vocab, loaded.kind) == (
         "model.decoder.embed_positions.weight", 2, 32, 70, "torch")
+    np.testing.assert_array_equal(loaded.table.numpy(), tensors["model.decoder.embed_positions.weight"][2:])
 
 
 def test_name_hints_without_config(tmp_path):
@@ -99,6 +99,7 @@ def test_nested_state_dict_and_bert_names(tmp_path):
     loaded = load_checkpoint(str(tmp_path / "ckpt.pt"))
     assert loaded.key == "state_dict.bert.embeddings.position_embeddings.weight"
     assert (loaded.position_offset, loaded.vocab) == (0, 30)
+    np.testing.assert_array_equal(loaded.table.numpy(), table)
 
 
 def test_npy_and_npz(tmp_path):
@@ -195,7 +196,6 @@ def test_table_scheme_follows_the_protocol():
     assert scheme.table().shape == (12, 6)
     with pytest.raises(PosembError, match="sequence length 13 exceeds max context 12"):
         scheme(13)
-    assert os.environ.get("POSEMB_NEVER_SET") is None
 
 
 def test_sharded_safetensors_directory(tmp_path):

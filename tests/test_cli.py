@@ -60,13 +60,16 @@ def test_sinusoidal_figures_match_the_oracle():
 
 
 def test_learned_figures_are_near_zero_and_match_the_table():
-    from posemb_cli.schemes.learned import LearnedPositionalEmbedding  # the table the command built, rebuilt by seed
     import torch
 
     doc = run_json("inspect", "--scheme", "learned", "--dim", "16", "--ctx", "64", "--seed", "5", "-k", "3")
-    weight = LearnedPositionalEmbedding(64, 16, generator=torch.Generator().manual_seed(6)).table().numpy()
-    for got, want in zip(doc["neighbour_similarity"], neighbour_cosines(weight, 3)):
-        assert got["mean"] == pytest.approx(want["mean"], abs=1e-6)
+    # The table drawn independently of the code under test: N(0, 0.02^2) in float32 from its own stream, seed + 1.
+    weight = torch.empty(64, 16).normal_(0.0, 0.02, generator=torch.Generator().manual_seed(6)).numpy()
+    for got, want in zip(doc["neighbour_similarity"], neighbour_cosines(weight, 3), strict=True):
+        for key in ("mean", "min", "max"):
+            assert got[key] == pytest.approx(want[key], abs=1e-6), key
+    norms = np.linalg.norm(weight.astype(np.float64), axis=1)
+    assert doc["table"]["norm_mean"] == pytest.approx(norms.mean(), rel=1e-6)
     assert all(abs(row["mean"]) < 0.2 for row in doc["neighbour_similarity"])
     assert doc["params"]["position"] == 64 * 16
 
@@ -76,6 +79,9 @@ def test_dim_changes_the_bands():
     bands64 = run_json("inspect", "--dim", "64")["bands"]
     assert len(bands32) == 16 and len(bands64) == 32
     assert bands32[1]["wavelength"] == pytest.approx(bands64[2]["wavelength"])
+    for dim, bands in ((32, bands32), (64, bands64)):  # 2 pi base^(2k / D), from the formula
+        assert [b["wavelength"] for b in bands] == pytest.approx(
+            [2 * np.pi * 10000 ** (2 * k / dim) for k in range(dim // 2)], rel=1e-12)
 
 
 def test_same_flags_give_byte_identical_json():
@@ -100,10 +106,18 @@ def test_ids_from_stdin():
 
 @pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16"])
 def test_other_dtypes(dtype):
+    import torch
+
     doc = run_json("inspect", "--dim", "64", "--ctx", "512", "--dtype", dtype)
     assert doc["config"]["dtype"] == dtype
-    tol = 1e-9 if dtype == "float64" else 5e-3
-    assert doc["neighbour_similarity"][0]["mean"] == pytest.approx(0.9662, abs=tol + 1e-4)
+    assert doc["neighbour_similarity"][0]["mean"] == pytest.approx(0.9662, abs=5e-3)
+    # The table computed in float64 and cast to the dtype: the cosines of exactly those values
+    # (products of low-precision rows are taken in float32, hence 1e-6; float64 stays float64).
+    cast = torch.from_numpy(sinusoidal_table(512, 64)).to(getattr(torch, dtype)).double().numpy()
+    tol = 1e-12 if dtype == "float64" else 1e-6
+    for got, want in zip(doc["neighbour_similarity"], neighbour_cosines(cast, 8), strict=True):
+        for key in ("mean", "min", "max"):
+            assert got[key] == pytest.approx(want[key], abs=tol), key
 
 
 def test_compare_single_scheme():

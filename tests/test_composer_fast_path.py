@@ -11,6 +11,8 @@ from posemb_cli.schemes import build_scheme, scheme_names
 from posemb_cli.schemes.learned import LearnedPositionalEmbedding
 from posemb_cli.schemes.sinusoidal import SinusoidalPositionalEmbedding
 
+from .oracles import sinusoidal_table
+
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 V, D, L, B, T = 50, 12, 24, 3, 20
 
@@ -104,6 +106,13 @@ def test_every_registered_scheme_gives_the_same_output_with_and_without_grad(nam
     with torch.no_grad():
         fast = composer(ids)
     torch.testing.assert_close(fast, recorded.detach(), rtol=0, atol=0)
+    # And both equal the lesson's sum, written out: token rows plus the additive table (nothing for the others).
+    expected = token.weight.detach()[ids]  # (2, 20, 16)
+    if name == "sinusoidal":
+        expected = expected + torch.from_numpy(sinusoidal_table(20, 16)).float()
+    elif name == "learned":
+        expected = expected + composer.position.embedding.weight.detach()[:20]
+    torch.testing.assert_close(fast, expected, rtol=0, atol=1e-6)
 
 
 @CUDA

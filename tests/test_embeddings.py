@@ -49,9 +49,11 @@ def test_sinusoidal_shift_is_a_rotation_per_pair():
 
 
 def test_learned_parameter_count_and_lookup():
-    module = LearnedPositionalEmbedding(512, 64)
+    module = LearnedPositionalEmbedding(512, 64, init_std=0.05)
     assert sum(p.numel() for p in module.parameters()) == 512 * 64
     torch.testing.assert_close(module(10), module.embedding.weight[:10])
+    rows = module.table().double().numpy()  # rows drawn from N(0, init_std^2): 32768 draws
+    assert abs(rows.std() - 0.05) < 0.001 and abs(rows.mean()) < 0.001
 
 
 @pytest.mark.parametrize("module", [

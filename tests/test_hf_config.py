@@ -105,11 +105,15 @@ def test_realistic_configs_give_the_published_frequencies(tmp_path, fields, expe
     np.testing.assert_allclose(unscaled, plain(model.rotary_dim, model.base), rtol=1e-12)
 
 
-def test_llama31_bands_split_in_three():
-    from_oracle = llama3(128, 5e5, 8.0, 8192, 1.0, 4.0)
-    ratio = plain(128, 5e5) / from_oracle
+def test_llama31_bands_split_in_three(tmp_path):
+    _, used, unscaled, _ = bands_of(write(tmp_path, LLAMA31_8B))  # the code's bands, not the oracle's
+    ratio = unscaled / used
     assert ratio[0] == 1.0 and ratio[-1] == pytest.approx(8.0)  # fast pairs kept, slow ones divided by 8
-    assert ((ratio > 1) & (ratio < 8)).any()  # and smoothed between
+    wavelength = 2 * math.pi / unscaled
+    between = (wavelength > 8192 / 4) & (wavelength < 8192 / 1)
+    assert between.any() and np.all((ratio[between] > 1) & (ratio[between] < 8))  # and smoothed between
+    np.testing.assert_array_equal(ratio[wavelength < 8192 / 4], 1.0)
+    np.testing.assert_allclose(ratio[wavelength > 8192], 8.0, rtol=1e-12)
 
 
 def test_yarn_attention_factor_and_explicit_one(tmp_path):

@@ -39,7 +39,9 @@ def test_compare_json_carries_the_new_keys_for_every_scheme():
     assert set(entries["sinusoidal"]["bands"][0]) == {"pair", "inv_freq", "wavelength"}
     assert entries["rope"]["attention_factor"] == 1.0
     assert len(entries["alibi"]["slopes"]) == 4
-    assert "slopes" not in entries["rope"] and "long_term_decay" not in entries["learned"]
+    assert "slopes" not in entries["rope"]
+    for name in ("learned", "alibi", "none"):  # DESIGN.md names the key for every scheme; no frequencies: null
+        assert "long_term_decay" in entries[name] and entries[name]["long_term_decay"] is None, name
     assert entries["none"]["neighbour_similarity"][0]["mean"] is None  # no signal: no cosine, written as null
 
 

@@ -62,6 +62,10 @@ def test_score_depends_on_offset_only(layout):
     m = torch.tensor([3, 103, 403])
     scores = rope.pair_scores(q, k, m, m - 3)
     assert float(scores.max() - scores.min()) < 1e-12
+    inv = plain_inv_freq(16, 10000.0)  # the score itself, from the complex-rotation oracle
+    for index, position in enumerate(m.tolist()):
+        want = rotate(q.numpy(), position, inv, 16, layout) @ rotate(k.numpy(), position - 3, inv, 16, layout)
+        assert float(scores[index]) == pytest.approx(want, rel=1e-12, abs=1e-12)
     assert abs(float(scores[0]) - float(rope.pair_scores(q, k, torch.tensor([10]), torch.tensor([10]))[0])) > 1e-6
 
 
@@ -126,8 +130,12 @@ def test_long_term_decay_grid_is_log_spaced_to_ctx():
 
 
 def test_dynamic_fingerprint_beyond_ctx_uses_longer_length():
-    rope = RotaryPositionalEmbedding(64, 8, 8, scaling=RopeScaling("dynamic", 2.0, 32), dtype=torch.float64)
-    assert torch.equal(rope.frequencies(64), rope.inv_freq)
-    longer = rope.frequencies(128).numpy()
     from .position_oracles import dynamic_inv_freq
+
+    rope = RotaryPositionalEmbedding(64, 8, 8, scaling=RopeScaling("dynamic", 2.0, 32), dtype=torch.float64)
+    # At its own context (64 > original 32) the frequencies are already stretched, by the oracle's formula.
+    np.testing.assert_allclose(rope.frequencies(64).numpy(), dynamic_inv_freq(8, 1e4, 2.0, 32, 64), rtol=1e-12)
+    np.testing.assert_allclose(rope.inv_freq.numpy(), dynamic_inv_freq(8, 1e4, 2.0, 32, 64), rtol=1e-12)
+    np.testing.assert_allclose(rope.frequencies(32).numpy(), plain_inv_freq(8, 1e4), rtol=1e-12)  # within training
+    longer = rope.frequencies(128).numpy()
     np.testing.assert_allclose(longer, dynamic_inv_freq(8, 1e4, 2.0, 32, 128), rtol=1e-12)

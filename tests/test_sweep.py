@@ -35,6 +35,15 @@ def test_json_lines_equal_inspect_for_every_configuration():
                     for s in ("learned", "sinusoidal")}
 
 
+def test_same_flags_give_byte_identical_json_lines():
+    args = ["sweep", "--dim", "8,16", "--ctx", "32", "--schemes", "learned,sinusoidal,rope,alibi,none",
+            "--max-offset", "4", "--seed", "5", *COMMON, "--json"]
+    first, second = runner.invoke(app, args), runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert len(first.stdout.splitlines()) == 2 * 5
+    assert first.stdout == second.stdout
+
+
 def test_table_output_has_a_row_per_configuration():
     result = runner.invoke(app, ["sweep", "--dim", "8", "--ctx", "32,48", *COMMON])
     assert result.exit_code == 0, result.output

@@ -47,7 +47,7 @@ def bench(
     names = parse_scheme_list("--schemes", schemes, scheme_names())
     dims = parse_int_list("--dim", dim, example="512,1024")
     check_repeats(warmup=warmup, repeats=repeats)
-    configs = bench_configs(dims=dims, ctx=ctx, seq_len=seq_len, vocab=vocab, batch=batch, seed=seed,
+    configs = bench_configs(dims=dims, ctx=ctx, schemes=names, seq_len=seq_len, vocab=vocab, batch=batch, seed=seed,
                             device=device, dtype=dtype, base=base, init_std=init_std)
     with row_progress("bench") as progress:
         report = run_bench(configs, names, warmup=warmup, repeats=repeats, progress=progress)

@@ -56,8 +56,8 @@ def compare(
     from ..analysis import compare as run_compare
     from ..position_config import with_position_settings
     from ..report import to_json
-    from .real_inputs import (check_plot_flag, check_source_flags, picture_observer, refuse_conflicts,
-                              write_requested_plot)
+    from .real_inputs import (check_plot_flag, check_source_flags, check_source_rows, picture_observer,
+                              refuse_conflicts, write_requested_plot)
 
     names = parse_scheme_list("--schemes", schemes, scheme_names())
     check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset)
@@ -73,6 +73,7 @@ def compare(
         refuse_conflicts(context, "--checkpoint", checkpoint, {"dim": shape["dim"], "ctx": shape["ctx"],
                                                                "vocab": shape["vocab"]})
         dim, ctx, vocab = shape["dim"], shape["ctx"], shape["vocab"]
+        check_source_rows("--checkpoint", checkpoint, ctx, max_offset=max_offset, seq_len=seq_len)
     config = make_config(dim=dim, ctx=ctx, vocab=vocab, batch=batch, seq_len=seq_len, seed=seed, device=device,
                          dtype=dtype, base=base, init_std=init_std, max_offset=max_offset, ids=ids)
     config = with_position_settings(

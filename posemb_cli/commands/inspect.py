@@ -59,8 +59,8 @@ def inspect(
     from ..analysis import inspect as run_inspect
     from ..position_config import with_position_settings
     from ..report import to_json
-    from .real_inputs import (check_plot_flag, check_source_flags, picture_observer, refuse_conflicts,
-                              write_requested_plot)
+    from .real_inputs import (check_plot_flag, check_source_flags, check_source_rows, picture_observer,
+                              refuse_conflicts, write_requested_plot)
 
     check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset, model_config=model_config)
     check_plot_flag(plot)
@@ -75,6 +75,7 @@ def inspect(
         refuse_conflicts(context, "--checkpoint", checkpoint, {"dim": shape["dim"], "ctx": shape["ctx"],
                                                                "vocab": shape["vocab"]})
         dim, ctx, vocab = shape["dim"], shape["ctx"], shape["vocab"]
+        check_source_rows("--checkpoint", checkpoint, ctx, max_offset=max_offset, seq_len=seq_len)
     rope_model = None
     if model_config is not None:
         from ..hf_config import read_rope_config
@@ -85,6 +86,7 @@ def inspect(
         refuse_conflicts(context, "--config", model_config, {"dim": shape["dim"], "ctx": shape["ctx"],
                                                              "vocab": shape["vocab"], "scheme": "rope"})
         dim, ctx, vocab, scheme = shape["dim"], shape["ctx"], shape["vocab"], "rope"
+        check_source_rows("--config", model_config, ctx, max_offset=max_offset, seq_len=seq_len)
 
     if scheme not in scheme_names():
         raise PosembError(f"--scheme: unknown scheme {scheme!r}; choose from {', '.join(scheme_names())}")

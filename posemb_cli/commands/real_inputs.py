@@ -41,6 +41,16 @@ def refuse_conflicts(context, source_flag: str, source: str, settled: dict) -> N
                               f"leave {flag} out")
 
 
+def check_source_rows(source_flag: str, source: str, ctx: int, *, max_offset: int, seq_len: int | None) -> None:
+    """Refuse --max-offset or --seq-len that the file's ctx cannot hold, naming the file that set ctx
+    (the user typed no --ctx; a message naming --ctx would point at the wrong flag)."""
+    if max_offset >= ctx:
+        raise PosembError(f"--max-offset {max_offset} must be below the {ctx} positions of {source_flag} {source}; "
+                          f"give --max-offset {max(1, ctx - 1)} or less")
+    if seq_len is not None and seq_len > ctx:
+        raise PosembError(f"--seq-len {seq_len} exceeds the {ctx} positions of {source_flag} {source}")
+
+
 def check_plot_flag(plot: str | None) -> None:
     if plot is not None:
         from ..plot import check_plot_path
