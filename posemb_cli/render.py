@@ -110,7 +110,11 @@ def decay_comparison(results: list[SchemeReport]) -> Table:
 
 
 def decay_detail(result: SchemeReport) -> Table:
-    table = Table(title="Neighbour similarity: cos(row p, row p+k) over every p of the table", title_justify="left")
+    acts_on = result.extra.get("acts_on", "input")
+    title = {"input": "Neighbour similarity: cos(row p, row p+k) over every p of the table",
+             "nothing": "Neighbour similarity: no position signal (n/a)"}.get(
+        acts_on, f"Neighbour similarity of what position p carries in the {acts_on}, over every p")
+    table = Table(title=title, title_justify="left")
     for name in ("k", "mean", "min", "max"):
         table.add_column(name, justify="right")
     table.add_column("mean", width=_BAR_WIDTH, no_wrap=True)
@@ -121,7 +125,9 @@ def decay_detail(result: SchemeReport) -> Table:
 
 def norms_table(result: SchemeReport) -> Table:
     stats = result.table
-    table = Table(title="Row norms of the positional table", title_justify="left")
+    adds_nothing = result.extra.get("acts_on", "input") != "input"
+    table = Table(title="Row norms of the positional table", title_justify="left",
+                  caption="all zero: adds nothing to the input" if adds_nothing else None)
     for name in ("rows", "dim", "min", "mean", "max"):
         table.add_column(name, justify="right")
     table.add_row(str(stats["rows"]), str(stats["dim"]), number(stats["norm_min"]),
