@@ -15,13 +15,13 @@ are read too. A missing or bad field exits 2 naming it.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass
 
 from .config import PosembError
 from .schemes.rope_scaling import RopeScaling, yarn_attention_factor
+from .tensor_files import read_json_object
 
 # rope_type in the file -> the scaling kind of schemes/rope_scaling.py
 ROPE_TYPES = {"default": "none", "linear": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn",
@@ -74,14 +74,7 @@ def read_json_config(path: str) -> tuple[str, dict]:
     if not os.path.isfile(file):
         raise PosembError(f"--config {path}: no such file" + (" (no config.json in the directory)"
                                                                   if os.path.isdir(path) else ""))
-    try:
-        with open(file, encoding="utf-8") as handle:
-            fields = json.load(handle)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PosembError(f"--config {file}: not a readable JSON file ({exc})") from None
-    if not isinstance(fields, dict):
-        raise PosembError(f"--config {file}: expected a JSON object")
-    return file, fields
+    return file, read_json_object(file, "--config")
 
 
 def _text_fields(fields: dict) -> tuple[dict, str]:

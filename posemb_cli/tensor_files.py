@@ -58,7 +58,8 @@ def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
     return opener(path, flag, _config_beside(path, flag))
 
 
-def _read_json(path: str, flag: str) -> dict:
+def read_json_object(path: str, flag: str) -> dict:
+    """The JSON object in ``path``, or PosembError naming ``flag`` and the file."""
     try:
         with open(path, encoding="utf-8") as handle:
             value = json.load(handle)
@@ -71,7 +72,7 @@ def _read_json(path: str, flag: str) -> dict:
 
 def _config_beside(path: str, flag: str) -> dict | None:
     candidate = os.path.join(os.path.dirname(os.path.abspath(path)), "config.json")
-    return _read_json(candidate, flag) if os.path.isfile(candidate) else None
+    return read_json_object(candidate, flag) if os.path.isfile(candidate) else None
 
 
 def _open_directory(path: str, flag: str) -> TensorFile:
@@ -80,7 +81,7 @@ def _open_directory(path: str, flag: str) -> TensorFile:
         weights = os.path.join(path, name)
         if not os.path.isfile(weights):
             continue
-        model_config = _read_json(config_path, flag) if os.path.isfile(config_path) else None
+        model_config = read_json_object(config_path, flag) if os.path.isfile(config_path) else None
         if name.endswith(".index.json"):
             return _open_sharded(weights, flag, model_config, display=path)
         opener = _open_safetensors if name.endswith(".safetensors") else _open_torch
@@ -105,7 +106,7 @@ def _open_safetensors(path: str, flag: str, model_config: dict | None) -> Tensor
 
 
 def _open_sharded(index_path: str, flag: str, model_config: dict | None, *, display: str) -> TensorFile:
-    weight_map = _read_json(index_path, flag).get("weight_map")
+    weight_map = read_json_object(index_path, flag).get("weight_map")
     if not isinstance(weight_map, dict):
         raise PosembError(f"{flag} {index_path}: no 'weight_map' object in the index")
     folder = os.path.dirname(index_path)

@@ -1,7 +1,7 @@
 """inspect --config: realistic config.json files give the frequencies of the published formulas.
 
-The oracle below is written from the papers (Position Interpolation, YaRN,
-Llama 3.1) in plain NumPy and loops; it shares no code with posemb_cli.
+The oracle is tests/position_oracles.py, written from the papers (Position
+Interpolation, YaRN, Llama 3.1) in plain loops; it shares no code with posemb_cli.
 """
 
 import json
@@ -17,6 +17,8 @@ from posemb_cli.config import PosembError, make_config
 from posemb_cli.hf_config import read_rope_config
 from posemb_cli.real_models import rope_model_shape, rope_settings
 from posemb_cli.schemes import build_scheme
+
+from .position_oracles import llama3_inv_freq, plain_inv_freq, yarn_inv_freq
 
 runner = CliRunner()
 
@@ -40,37 +42,19 @@ GEMMA_HEAD_DIM = {"model_type": "gemma", "hidden_size": 3072, "num_attention_hea
                   "max_position_embeddings": 8192, "rope_theta": 10000.0, "vocab_size": 256000}
 
 
-# ---- the oracle: published formulas, independent of posemb_cli ----
+# ---- the oracle of tests/position_oracles.py, as arrays ----
 
 def plain(d, theta):
-    return np.array([theta ** (-(2 * i) / d) for i in range(d // 2)])
+    return np.array(plain_inv_freq(d, theta))
 
 
 def yarn(d, theta, s, original, beta_fast=32.0, beta_slow=1.0):
-    """YaRN (Peng et al. 2023): ramp between the dims turning beta_fast and beta_slow times in `original`."""
-    def dim_for(rotations):
-        return d * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(theta))
-
-    low, high = max(math.floor(dim_for(beta_fast)), 0), min(math.ceil(dim_for(beta_slow)), d - 1)
-    out = []
-    for i, f in enumerate(plain(d, theta)):
-        gamma = min(max((i - low) / (high - low), 0.0), 1.0)  # 0: keep (fast), 1: interpolate (slow)
-        out.append((1 - gamma) * f + gamma * f / s)
-    return np.array(out), 0.1 * math.log(s) + 1
+    """YaRN frequencies and its attention factor 0.1 ln(s) + 1."""
+    return np.array(yarn_inv_freq(d, theta, s, original, beta_fast, beta_slow)), 0.1 * math.log(s) + 1
 
 
 def llama3(d, theta, s, original, low_factor, high_factor):
-    out = []
-    for f in plain(d, theta):
-        wavelength = 2 * math.pi / f
-        if wavelength < original / high_factor:
-            out.append(f)
-        elif wavelength > original / low_factor:
-            out.append(f / s)
-        else:
-            smooth = (original / wavelength - low_factor) / (high_factor - low_factor)
-            out.append((1 - smooth) * f / s + smooth * f)
-    return np.array(out)
+    return np.array(llama3_inv_freq(d, theta, s, original, low_factor, high_factor))
 
 
 def write(tmp_path, fields, name="config.json"):
