@@ -42,7 +42,7 @@ def _first_commit_blockwise(table, max_offset: int, block_rows: int = 256) -> li
     256-row block, then the K diagonals gathered from it."""
     import torch
 
-    from posemb_cli.metrics import row_norms
+    from posemb_cli.measures.neighbours import row_norms
 
     rows = table.shape[0]
     norms = row_norms(table)
@@ -62,7 +62,7 @@ def _first_commit_blockwise(table, max_offset: int, block_rows: int = 256) -> li
 
 
 def _methods(max_offset: int) -> dict:
-    from posemb_cli.metrics import neighbour_similarity
+    from posemb_cli.measures.neighbours import neighbour_similarity
 
     return {
         "blockwise": lambda t: [row["mean"] for row in neighbour_similarity(t, max_offset)],

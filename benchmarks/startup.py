@@ -23,7 +23,7 @@ def posemb_command() -> list[str]:
 
 
 def subcommands() -> list[str]:
-    code = ("import json, typer\nfrom posemb_cli.cli import app\n"
+    code = ("import json, typer\nfrom posemb_cli.cli.app import app\n"
             "print(json.dumps(sorted(typer.main.get_command(app).commands)))")
     return json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 

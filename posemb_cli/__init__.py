@@ -11,20 +11,20 @@ import importlib
 __version__ = "0.1.0"
 
 _LAZY = {
-    "TokenEmbedding": "posemb_cli.embeddings",
-    "EmbeddingComposer": "posemb_cli.embeddings",
-    "LearnedPositionalEmbedding": "posemb_cli.schemes.learned",
-    "SinusoidalPositionalEmbedding": "posemb_cli.schemes.sinusoidal",
-    "neighbour_similarity": "posemb_cli.metrics",
-    "norm_stats": "posemb_cli.metrics",
-    "row_norms": "posemb_cli.metrics",
-    "PosembError": "posemb_cli.config",
-    "EmbeddingConfig": "posemb_cli.config",
-    "make_config": "posemb_cli.config",
-    "TablePositionalEmbedding": "posemb_cli.schemes.checkpoint_table",
-    "load_checkpoint": "posemb_cli.checkpoint",
-    "read_rope_config": "posemb_cli.hf_config",
-    "similarity_heatmap": "posemb_cli.heatmap",
+    "TokenEmbedding": "posemb_cli.core.embeddings",
+    "EmbeddingComposer": "posemb_cli.core.embeddings",
+    "LearnedPositionalEmbedding": "posemb_cli.core.schemes.learned",
+    "SinusoidalPositionalEmbedding": "posemb_cli.core.schemes.sinusoidal",
+    "neighbour_similarity": "posemb_cli.measures.neighbours",
+    "norm_stats": "posemb_cli.measures.neighbours",
+    "row_norms": "posemb_cli.measures.neighbours",
+    "PosembError": "posemb_cli.errors",
+    "EmbeddingConfig": "posemb_cli.core.settings",
+    "make_config": "posemb_cli.run.config",
+    "TablePositionalEmbedding": "posemb_cli.core.schemes.table",
+    "load_checkpoint": "posemb_cli.sources.checkpoint",
+    "read_rope_config": "posemb_cli.sources.model_config",
+    "similarity_heatmap": "posemb_cli.measures.heatmap",
 }
 
 __all__ = ["__version__", *_LAZY]

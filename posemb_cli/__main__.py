@@ -1,3 +1,3 @@
-from .cli import main
+from posemb_cli.cli.app import main
 
 main()

@@ -2,7 +2,7 @@
 
 from typer.testing import CliRunner
 
-from posemb_cli.cli import app
+from posemb_cli.cli.app import app
 
 runner = CliRunner()
 

@@ -6,8 +6,8 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from posemb_cli.cli import app
-from posemb_cli.schemes.alibi import AlibiPositionalBias, alibi_slopes
+from posemb_cli.cli.app import app
+from posemb_cli.core.schemes.alibi import AlibiPositionalBias, alibi_slopes
 
 from .position_oracles import paper_slopes
 

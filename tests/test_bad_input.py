@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from posemb_cli.cli import app
+from posemb_cli.cli.app import app
 
 from .refusals import check_refused
 
@@ -100,7 +100,7 @@ def test_bad_stdin():
 
 
 def test_unexpected_failure_exits_1_with_traceback_only_under_debug(monkeypatch):
-    import posemb_cli.analysis as analysis
+    import posemb_cli.run.analysis as analysis
 
     def boom(*args, **kwargs):
         raise RuntimeError("kaboom")

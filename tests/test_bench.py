@@ -8,10 +8,10 @@ import statistics
 import pytest
 from typer.testing import CliRunner
 
-from posemb_cli.bench import bench_configs, run_bench
-from posemb_cli.cli import app
-from posemb_cli.schemes import scheme_names
-from posemb_cli.timing import Timing, time_side_by_side
+from posemb_cli.run.bench import bench_configs, run_bench
+from posemb_cli.cli.app import app
+from posemb_cli.core.schemes import scheme_names
+from posemb_cli.run.timing import Timing, time_side_by_side
 
 runner = CliRunner()
 SMALL = ["--ctx", "32", "--batch", "2", "--vocab", "100", "--repeats", "2", "--warmup", "1", "--device", "cpu"]

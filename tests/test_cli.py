@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from posemb_cli.cli import app
+from posemb_cli.cli.app import app
 
 from .oracles import neighbour_cosines, sinusoidal_table
 

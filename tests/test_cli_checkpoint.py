@@ -7,8 +7,8 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from posemb_cli.cli import app
-from posemb_cli.metrics import neighbour_similarity
+from posemb_cli.cli.app import app
+from posemb_cli.measures.neighbours import neighbour_similarity
 
 from .model_files import gpt2_tensors, opt_tensors, roberta_tensors, save_safetensors, save_torch, write_config
 from .oracles import neighbour_cosines, sinusoidal_table

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-from posemb_cli.config import PosembError
-from posemb_cli.embeddings import EmbeddingComposer, TokenEmbedding
-from posemb_cli.schemes.learned import LearnedPositionalEmbedding
-from posemb_cli.schemes.sinusoidal import SinusoidalPositionalEmbedding
+from posemb_cli.run.config import PosembError
+from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
+from posemb_cli.core.schemes.learned import LearnedPositionalEmbedding
+from posemb_cli.core.schemes.sinusoidal import SinusoidalPositionalEmbedding
 
 from .conftest import DEVICES
 from .oracles import sinusoidal_table

@@ -12,8 +12,8 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-import posemb_cli.analysis
-from posemb_cli.cli import app
+import posemb_cli.run.analysis
+from posemb_cli.cli.app import app
 
 from .refusals import check_refused
 
@@ -65,7 +65,7 @@ def test_sweep_refuses_head_settings_before_any_work(monkeypatch, args, needle):
     def no_work(*args, **kwargs):
         raise AssertionError("inspect ran before every value was checked")
 
-    monkeypatch.setattr(posemb_cli.analysis, "inspect", no_work)
+    monkeypatch.setattr(posemb_cli.run.analysis, "inspect", no_work)
     refused(["sweep", *args, "--ctx", "32", *SMALL], needle, forbidden=("--head-dim", "--heads"))
 
 
@@ -187,5 +187,5 @@ def test_plot_onto_a_directory_is_refused_before_any_work(tmp_path, monkeypatch,
     def no_work(*args, **kwargs):
         raise AssertionError("the analysis ran before --plot was checked")
 
-    monkeypatch.setattr(posemb_cli.analysis, command, no_work)
+    monkeypatch.setattr(posemb_cli.run.analysis, command, no_work)
     refused([command, "--plot", str(tmp_path / "figure.png"), "--dim", "8", "--ctx", "16", *SMALL], "is a directory")

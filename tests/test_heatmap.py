@@ -7,8 +7,8 @@ import pytest
 import torch
 from rich.console import Console
 
-from posemb_cli.heatmap import Heatmap, bin_edges, heatmap_of_rows, similarity_heatmap
-from posemb_cli.render_pictures import RAMP, heatmap_cells_for_width, heatmap_picture, sparkline
+from posemb_cli.measures.heatmap import Heatmap, bin_edges, heatmap_of_rows, similarity_heatmap
+from posemb_cli.render.pictures import RAMP, heatmap_cells_for_width, heatmap_picture, sparkline
 
 from .conftest import DEVICES
 from .oracles import sinusoidal_table
@@ -43,7 +43,7 @@ def test_zero_rows_are_left_out_and_large_tables_stay_small(monkeypatch):
     table[20:] = torch.randn(20, 4)
     cells = similarity_heatmap(table, 4).cells
     assert np.isnan(cells[0, 0]) and np.isnan(cells[0, 3]) and np.isfinite(cells[3, 3])
-    import posemb_cli.heatmap as module
+    import posemb_cli.measures.heatmap as module
 
     monkeypatch.setattr(module, "_BLOCK_ELEMENTS", 64)  # many blocks: the same answer
     np.testing.assert_allclose(similarity_heatmap(table, 4).cells, cells, atol=1e-12, equal_nan=True)

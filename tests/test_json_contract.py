@@ -6,7 +6,7 @@ import math
 import pytest
 from typer.testing import CliRunner
 
-from posemb_cli.cli import app
+from posemb_cli.cli.app import app
 
 runner = CliRunner()
 SMALL = ["--dim", "16", "--ctx", "32", "--vocab", "40", "-b", "2", "-t", "8", "-k", "3", "--heads", "4",

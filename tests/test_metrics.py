@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from posemb_cli.metrics import neighbour_similarity, norm_stats
+from posemb_cli.measures.neighbours import neighbour_similarity, norm_stats
 
 from .oracles import neighbour_cosines, sinusoidal_table
 

@@ -7,11 +7,11 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from posemb_cli.attention import attention_weights
-from posemb_cli.cli import app
-from posemb_cli.config import make_config
-from posemb_cli.order import _permutation, run_order
-from posemb_cli.position_config import with_position_settings
+from posemb_cli.core.attention import attention_weights
+from posemb_cli.cli.app import app
+from posemb_cli.run.config import make_config
+from posemb_cli.run.order import _permutation, run_order
+from posemb_cli.run.position_config import with_position_settings
 
 from .oracles import sinusoidal_table
 from .position_oracles import paper_slopes

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 from typer.testing import CliRunner
 
-from posemb_cli.cli import app
+from posemb_cli.cli.app import app
 
 from .model_files import gpt2_tensors, save_safetensors
 

@@ -9,14 +9,14 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from posemb_cli.cli import app
-from posemb_cli.config import make_config
-from posemb_cli.decay import long_term_decay
-from posemb_cli.embeddings import EmbeddingComposer, TokenEmbedding
-from posemb_cli.position_config import with_position_settings
-from posemb_cli.schemes import build_scheme
-from posemb_cli.schemes.rope import RotaryPositionalEmbedding
-from posemb_cli.schemes.rope_scaling import RopeScaling
+from posemb_cli.cli.app import app
+from posemb_cli.run.config import make_config
+from posemb_cli.measures.decay import long_term_decay
+from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
+from posemb_cli.run.position_config import with_position_settings
+from posemb_cli.core.schemes import build_scheme
+from posemb_cli.core.schemes.rope import RotaryPositionalEmbedding
+from posemb_cli.core.schemes.rope_scaling import RopeScaling
 
 from .conftest import DEVICES
 from .position_oracles import plain_inv_freq, roformer_bound, rotate, yarn_inv_freq

@@ -15,7 +15,7 @@ import pytest
 PROBE = """
 import contextlib, io, json, sys
 sys.argv = ["posemb", *json.loads(sys.argv[1])]
-from posemb_cli.cli import app, main
+from posemb_cli.cli.app import app, main
 shown = io.StringIO()
 code = 0
 try:
@@ -30,7 +30,7 @@ sys.stderr.write(json.dumps({"code": code, "heavy": heavy, "shown": shown.getval
 COMMANDS = """
 import json, sys
 import typer
-from posemb_cli.cli import app
+from posemb_cli.cli.app import app
 print(json.dumps(sorted(typer.main.get_command(app).commands)))
 """
 

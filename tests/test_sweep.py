@@ -7,9 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import posemb_cli.analysis
-from posemb_cli.cli import app
-from posemb_cli.lists import parse_float_list, parse_int_list
+import posemb_cli.run.analysis
+from posemb_cli.cli.app import app
+from posemb_cli.cli.lists import parse_float_list, parse_int_list
 
 runner = CliRunner()
 COMMON = ["--vocab", "100", "--batch", "2", "--device", "cpu"]
@@ -68,7 +68,7 @@ def test_bad_value_anywhere_is_refused_before_any_work(monkeypatch, args, needle
     def no_work(*args, **kwargs):
         raise AssertionError("inspect ran before every value was checked")
 
-    monkeypatch.setattr(posemb_cli.analysis, "inspect", no_work)
+    monkeypatch.setattr(posemb_cli.run.analysis, "inspect", no_work)
     for json_flag in ([], ["--json"]):
         result = runner.invoke(app, ["sweep", *args, *json_flag])
         assert result.exit_code == 2, result.output

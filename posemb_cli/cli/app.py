@@ -1,0 +1,114 @@
+"""The Typer app: joins the subcommands and turns every failure into an exit status.
+
+Exit status: 0 done; 2 bad usage or bad input (one line on stderr); 1 an
+unexpected failure (a short message; the traceback only under --debug).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Annotated
+
+import typer
+from typer.core import TyperGroup
+
+from posemb_cli import __version__
+from posemb_cli.cli.commands.bench import bench
+from posemb_cli.cli.commands.compare import compare
+from posemb_cli.cli.commands.inspect import inspect
+from posemb_cli.cli.commands.order import order
+from posemb_cli.cli.commands.sweep import sweep
+from posemb_cli.errors import PosembError
+
+
+def _fail(message: str, code: int) -> None:
+    sys.stderr.write(f"posemb: error: {message}\n")
+    sys.stderr.flush()
+    sys.exit(code)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+class _PosembGroup(TyperGroup):
+    """Runs the command outside Click's standalone mode so that every error is one line of ours."""
+
+    def get_help_option(self, ctx):
+        # Typer coerces a flag left unset (None) through pydantic, an import of ~60 ms on every
+        # `posemb CMD --help`; an unset --help that reads False is a bool and skips it.
+        option = super().get_help_option(ctx)
+        if option is not None and option.default is None:
+            option.default = False
+        return option
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        argv = list(sys.argv[1:] if args is None else args)
+        debug = "--debug" in argv or os.environ.get("POSEMB_DEBUG") == "1"
+        try:
+            result = super().main(args=argv, prog_name=prog_name or "posemb", complete_var=complete_var,
+                                  standalone_mode=False, **extra)
+        except PosembError as exc:
+            _fail(_one_line(str(exc)), exc.exit_code)
+        except typer.Exit as exc:
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            _fail("aborted", 1)
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+        except BrokenPipeError:
+            sys.stderr = open(os.devnull, "w")  # the reader went away: nothing left to say
+            sys.exit(1)
+        except Exception as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # bare `posemb`: the help, as --help prints it
+                sys.stdout.write(exc.format_message().rstrip("\n") + "\n")
+                sys.exit(0)
+            if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # Click's usage errors
+                message = _one_line(exc.format_message())
+                if not message:  # no arguments at all: the help was printed
+                    sys.exit(0)
+                _fail(message, 2)
+            if debug:
+                traceback.print_exc()
+            _fail(f"unexpected failure: {type(exc).__name__}: {_one_line(str(exc))}"
+                  + ("" if debug else " (run with --debug for the traceback)"), 1)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"posemb {__version__}")
+        raise typer.Exit()
+
+
+app = typer.Typer(
+    cls=_PosembGroup,
+    name="posemb",
+    help="See what a positional encoding actually does: shapes, parameters, similarity decay, bands.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain Click help: Typer's Rich help imports ~50 ms (markdown_it) on every --help
+)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """See what a positional encoding actually does."""
+
+
+app.command("compare")(compare)
+app.command("inspect")(inspect)
+app.command("order")(order)
+app.command("bench")(bench)
+app.command("sweep")(sweep)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,59 @@
+"""`posemb bench`: the composer's forward pass timed against a copy of its output's size."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from posemb_cli.cli import options as opt
+from posemb_cli.cli.lists import parse_int_list
+from posemb_cli.cli.output import row_progress, stdout_console, write_json
+from posemb_cli.core.schemes import scheme_names
+from posemb_cli.run.config import parse_scheme_list
+
+Dims = Annotated[str, typer.Option("--dim", "-d", help="Comma list of model dimensions D to time.")]
+BenchSeqLen = Annotated[Optional[int], typer.Option(
+    "--seq-len", "-t", help="Sequence length T of the random batch  [default: ctx]", show_default=False)]
+Repeats = Annotated[int, typer.Option("--repeats", help="Timed calls per scheme and dim; the median is reported.")]
+Warmup = Annotated[int, typer.Option("--warmup", help="Untimed calls first (allocator, caches).")]
+
+
+def bench(
+    schemes: Annotated[str, typer.Option("--schemes", help="Comma list of schemes to time.")] = "learned,sinusoidal",
+    dim: Dims = "1024",
+    ctx: opt.Ctx = 2048,
+    vocab: opt.Vocab = 32000,
+    batch: opt.Batch = 8,
+    seq_len: BenchSeqLen = None,
+    seed: opt.Seed = 0,
+    device: opt.Device = "auto",
+    dtype: opt.Dtype = "float32",
+    base: opt.Base = 10000.0,
+    init_std: opt.InitStd = 0.02,
+    repeats: Repeats = 20,
+    warmup: Warmup = 3,
+    json: opt.Json = False,
+    debug: opt.Debug = False,
+) -> None:
+    """Time the composer's forward pass against a copy_ of its output's size (a bandwidth yardstick).
+
+    \b
+    Example: posemb bench --dim 512,1024 --seq-len 2048 --batch 8 --device cpu
+    """
+    from posemb_cli.run.bench import bench_configs, check_repeats, run_bench
+    from posemb_cli.run.report import to_json
+
+    names = parse_scheme_list("--schemes", schemes, scheme_names())
+    dims = parse_int_list("--dim", dim, example="512,1024")
+    check_repeats(warmup=warmup, repeats=repeats)
+    configs = bench_configs(dims=dims, ctx=ctx, schemes=names, seq_len=seq_len, vocab=vocab, batch=batch, seed=seed,
+                            device=device, dtype=dtype, base=base, init_std=init_std)
+    with row_progress("bench") as progress:
+        report = run_bench(configs, names, warmup=warmup, repeats=repeats, progress=progress)
+    if json:
+        write_json(to_json(report.to_dict()))
+        return
+    from posemb_cli.render.speed import bench_table
+
+    stdout_console().print(bench_table(report))

@@ -1,0 +1,101 @@
+"""Flags that inspect and compare share for real models and pictures: checks and small glue.
+
+Parsing only: the checkpoint is read by ``checkpoint.py``, the heatmap is
+computed by ``heatmap.py``, the figure drawn by ``plot.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from posemb_cli.errors import PosembError
+
+PLOT_CELLS = 128
+
+
+def check_source_flags(*, checkpoint: str | None, key: str | None, position_offset: int | None,
+                       model_config: str | None = None) -> None:
+    """Refuse flags that make no sense together, before any work is done."""
+    if checkpoint is None:
+        for flag, value in (("--key", key), ("--position-offset", position_offset)):
+            if value is not None:
+                raise PosembError(f"{flag} needs --checkpoint PATH: it picks rows of a checkpoint's table")
+    elif model_config is not None:
+        raise PosembError("--checkpoint and --config cannot be combined: give a checkpoint (learned table) "
+                          "or a config (RoPE), not both")
+
+
+def refuse_conflicts(context, source_flag: str, source: str, settled: dict) -> None:
+    """Refuse a flag typed on the command line whose value the file settles otherwise.
+
+    Args:
+        context: the command's Typer context, which knows where each value came from.
+        settled: parameter name -> the value the file gives it.
+    """
+    for name, value in settled.items():
+        where = context.get_parameter_source(name)
+        given = context.params.get(name)
+        if where is not None and where.name in ("COMMANDLINE", "ENVIRONMENT") and given != value:
+            flag = "--" + name.replace("_", "-")
+            raise PosembError(f"{flag} {given} conflicts with {source_flag} {source}, which sets it to {value}; "
+                              f"leave {flag} out")
+
+
+def check_source_rows(source_flag: str, source: str, ctx: int, *, max_offset: int, seq_len: int | None) -> None:
+    """Refuse --max-offset or --seq-len that the file's ctx cannot hold, naming the file that set ctx
+    (the user typed no --ctx; a message naming --ctx would point at the wrong flag)."""
+    if max_offset >= ctx:
+        raise PosembError(f"--max-offset {max_offset} must be below the {ctx} positions of {source_flag} {source}; "
+                          f"give --max-offset {max(1, ctx - 1)} or less")
+    if seq_len is not None and seq_len > ctx:
+        raise PosembError(f"--seq-len {seq_len} exceeds the {ctx} positions of {source_flag} {source}")
+
+
+def check_plot_flag(plot: str | None) -> None:
+    if plot is not None:
+        from posemb_cli.render.plot import check_plot_path
+
+        check_plot_path(plot)
+
+
+def picture_observer(*, terminal: bool, plot: str | None) -> Callable | None:
+    """A callback for ``run_schemes`` that computes each scheme's heatmaps, or None when no picture is wanted."""
+    if not terminal and plot is None:
+        return None
+    from posemb_cli.cli.output import stdout_console
+    from posemb_cli.render.pictures import heatmap_cells_for_width
+
+    width = stdout_console().width
+
+    def observe(name: str, position) -> dict:
+        from posemb_cli.measures.heatmap import heatmap_of_rows
+
+        fingerprint = getattr(position, "fingerprint", None)  # schemes acting inside attention (rope)
+        if fingerprint is not None:
+            rows, dim = position.max_ctx, fingerprint(0, 1).shape[1]
+            read = fingerprint
+        else:
+            table = position.table()
+            if table is None or table.dim() != 2:
+                return {}
+            (rows, dim), read = table.shape, (lambda start, stop: table[start:stop])
+        figures = {}
+        if terminal:
+            figures["heatmap"] = heatmap_of_rows(read, rows, dim, heatmap_cells_for_width(width, rows))
+        if plot is not None:
+            figures["plot_heatmap"] = heatmap_of_rows(read, rows, dim, PLOT_CELLS)
+        return figures
+
+    return observe
+
+
+def write_requested_plot(plot: str | None, report, title: str) -> None:
+    if plot is None:
+        return
+    from posemb_cli.render.plot import write_plot
+
+    results = getattr(report, "results", None) or [report.result]
+    sources = [result.extra["source"] for result in results if result.extra.get("source")]
+    if sources:
+        title += "  (" + ", ".join(str(source.get("checkpoint", source.get("config"))) for source in sources) + ")"
+    write_plot(plot, results, title)

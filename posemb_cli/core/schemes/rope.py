@@ -1,0 +1,177 @@
+"""Rotary position embedding (RoFormer, Su et al. 2021): rotate query/key pairs by position.
+
+Notation: T sequence length, L max context, D model width, H heads of size
+``head_dim`` (D = H * head_dim), h = head_dim / 2 rotated pairs per head,
+N probe vectors.
+
+RoPE adds nothing to the input: ``forward`` returns a zero additive part and
+the position goes into attention, where ``rotate`` turns each pair i of a
+query or key at position m by the angle ``m * inv_freq_i``. Two layouts:
+``interleaved`` pairs features (2i, 2i+1) as in the paper; ``half`` pairs
+features (i, i + h) as GPT-NeoX and Llama's rotate-half do.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from posemb_cli.core.schemes.rope_scaling import RopeScaling, rope_frequencies
+from posemb_cli.core.settings import EmbeddingConfig
+
+_PROBE_FEATURES = 1024  # N * D of the probe fingerprint: N = clamp(1024 // D, 1, 8)
+
+
+def _compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    return torch.float64 if dtype == torch.float64 else torch.float32
+
+
+class RotaryPositionalEmbedding(nn.Module):
+    """RoPE over ``dim`` features split into heads of ``head_dim``, with optional context scaling.
+
+    Args:
+        max_ctx: L, the context the frequencies are reported (and dynamic NTK sized) for.
+        dim: D, the model width; a multiple of ``head_dim``.
+        head_dim: size of one head, even (default: D).
+        base: the RoPE base (theta).
+        layout: ``interleaved`` or ``half``.
+        scaling: the context-extension method; ``original_ctx`` must be set for dynamic, yarn, llama3.
+        generator: seeds the N random probe vectors that ``fingerprint`` rotates.
+    """
+
+    acts_on = "queries and keys"
+
+    def __init__(
+        self,
+        max_ctx: int,
+        dim: int,
+        head_dim: int | None = None,
+        base: float = 10000.0,
+        *,
+        layout: str = "interleaved",
+        scaling: RopeScaling = RopeScaling(),
+        generator: torch.Generator | None = None,
+        device: torch.device | str | None = None,
+        dtype: torch.dtype | None = None,
+    ) -> None:
+        super().__init__()
+        head_dim = dim if head_dim is None else head_dim
+        if head_dim % 2 or dim % head_dim:
+            raise ValueError(f"head_dim {head_dim} must be even and divide dim {dim}")
+        if layout not in ("interleaved", "half"):
+            raise ValueError(f"layout {layout!r} is not interleaved or half")
+        self.max_ctx, self.dim, self.head_dim, self.base = max_ctx, dim, head_dim, base
+        self.layout, self.scaling = layout, scaling
+        self.dtype = dtype or torch.float32
+        unscaled, scaled, attention = rope_frequencies(head_dim, base, scaling, seq_len=max_ctx)
+        self.attention_factor = attention
+        self.register_buffer("inv_freq_unscaled", torch.from_numpy(unscaled).to(device), persistent=False)
+        self.register_buffer("inv_freq", torch.from_numpy(scaled).to(device), persistent=False)  # (h,) float64
+        count = max(1, min(8, _PROBE_FEATURES // dim))
+        probes = torch.randn(count, dim, generator=generator, dtype=torch.float64)
+        probes /= torch.linalg.vector_norm(probes, dim=1, keepdim=True) * math.sqrt(count)  # rows of unit norm
+        self.register_buffer("probes", probes.to(device=device, dtype=_compute_dtype(self.dtype)), persistent=False)
+
+    def forward(self, seq_len: int) -> torch.Tensor:
+        """The additive part: zero, (T, D) as a broadcast view (no memory). Any length is served."""
+        return torch.zeros((), dtype=self.dtype, device=self.inv_freq.device).expand(seq_len, self.dim)
+
+    def table(self) -> torch.Tensor:
+        return self.forward(self.max_ctx)  # (L, D) of zeros: nothing is added to the input
+
+    def frequencies(self, seq_len: int | None = None) -> torch.Tensor:
+        """(h,) float64 frequencies as used for a sequence of ``seq_len`` (only dynamic NTK depends on it)."""
+        if self.scaling.kind != "dynamic" or seq_len is None or seq_len == self.max_ctx:
+            return self.inv_freq
+        _, scaled, _ = rope_frequencies(self.head_dim, self.base, self.scaling, seq_len=seq_len)
+        return torch.from_numpy(scaled).to(self.inv_freq.device)
+
+    def rotate(self, x: torch.Tensor, positions: torch.Tensor, *, seq_len: int | None = None) -> torch.Tensor:
+        """Rotate ``x`` (..., T, D) at ``positions`` (T,) pair by pair; times the attention factor.
+
+        Angles are formed in float64; the product runs in float32 (float64 for float64 input).
+        ``seq_len`` (default: the largest position + 1) sizes dynamic NTK.
+        """
+        if seq_len is None:
+            seq_len = int(positions.max()) + 1 if positions.numel() else 1
+        angles = positions.to(torch.float64)[:, None] * self.frequencies(seq_len).to(positions.device)  # (T, h)
+        compute = _compute_dtype(x.dtype)
+        cos = (torch.cos(angles) * self.attention_factor).to(compute)[:, None, :]  # (T, 1, h)
+        sin = (torch.sin(angles) * self.attention_factor).to(compute)[:, None, :]
+        heads = x.to(compute).reshape(*x.shape[:-1], self.dim // self.head_dim, self.head_dim)  # (..., T, H, hd)
+        half = self.head_dim // 2
+        if self.layout == "interleaved":
+            even, odd = heads[..., 0::2], heads[..., 1::2]  # (..., T, H, h)
+            out = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
+        else:
+            first, second = heads[..., :half], heads[..., half:]
+            out = torch.cat((first * cos - second * sin, first * sin + second * cos), dim=-1)
+        return out.reshape(x.shape).to(x.dtype)  # (..., T, D)
+
+    def fingerprint(self, start: int = 0, stop: int | None = None) -> torch.Tensor:
+        """The N probes rotated to positions start..stop-1, side by side: (stop - start, N * D), rows of unit norm.
+
+        The cosine between rows p and p + k is the mean over probes of cos(R_p v, R_{p+k} v).
+        Angles are formed in float64 and reduced mod 2 pi once per block start; within a block
+        ``angle(first + j) = angle(first) + angle(j)``, so the per-row work is one add and the trig.
+        The whole table (start 0, stop L) is kept once computed.
+        """
+        stop = self.max_ctx if stop is None else stop
+        whole = start == 0 and stop == self.max_ctx
+        if whole and getattr(self, "_fingerprint", None) is not None:
+            return self._fingerprint
+        count, compute, device = self.probes.shape[0], self.probes.dtype, self.probes.device
+        frequencies = self.frequencies(max(stop, self.max_ctx)).to(device)  # (h,) float64
+        step = min(max(1, (1 << 22) // (count * self.dim)), max(stop - start, 1))
+        steps = torch.remainder(torch.arange(step, dtype=torch.float64, device=device)[:, None] * frequencies,
+                                2 * math.pi)  # (b, h): angle(j)
+        first_probe, second_probe = self._pairs(self.probes)  # (N, H, h) each
+        out = torch.empty(stop - start, count * self.dim, dtype=compute, device=device)
+        for first in range(start, stop, step):
+            rows = min(step, stop - first)
+            base = torch.remainder(first * frequencies, 2 * math.pi)  # (h,) float64
+            angles = (steps[:rows] + base).to(compute)[:, None, None, :]  # (b, 1, 1, h)
+            cos, sin = torch.cos(angles), torch.sin(angles)
+            first_out, second_out = self._pairs(out[first - start:first - start + rows].view(rows, count, self.dim))
+            first_out.copy_(cos * first_probe - sin * second_probe)  # (b, N, H, h)
+            second_out.copy_(sin * first_probe + cos * second_probe)
+        if whole:
+            self._fingerprint = out
+        return out
+
+    def _pairs(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Views of the first and second member of every pair: (..., D) -> two (..., H, h)."""
+        heads = x.view(*x.shape[:-1], self.dim // self.head_dim, self.head_dim)
+        if self.layout == "interleaved":
+            pairs = heads.view(*heads.shape[:-1], self.head_dim // 2, 2)
+            return pairs[..., 0], pairs[..., 1]
+        pairs = heads.view(*heads.shape[:-1], 2, self.head_dim // 2)
+        return pairs[..., 0, :], pairs[..., 1, :]
+
+    def pair_scores(self, q: torch.Tensor, k: torch.Tensor, m: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+        """(R_m q) . (R_n k) for each pair (m_j, n_j): (P,)."""
+        rotated_q = self.rotate(q.expand(m.shape[0], -1), m, seq_len=self.max_ctx)  # (P, D)
+        rotated_k = self.rotate(k.expand(n.shape[0], -1), n, seq_len=self.max_ctx)
+        return (rotated_q * rotated_k).sum(-1)
+
+    def bands(self) -> list[dict]:
+        """Per pair of one head: the frequency as used (after scaling), its wavelength, and the unscaled one."""
+        scaled = self.scaling.kind != "none"
+        bands = []
+        for pair, (used, plain) in enumerate(zip(self.inv_freq.tolist(), self.inv_freq_unscaled.tolist())):
+            band = {"pair": pair, "inv_freq": used, "wavelength": 2 * math.pi / used}
+            if scaled:
+                band["inv_freq_unscaled"] = plain
+            bands.append(band)
+        return bands
+
+
+def build(config: EmbeddingConfig, *, device: torch.device, dtype: torch.dtype) -> RotaryPositionalEmbedding:
+    from posemb_cli.core.settings import rope_scaling_of
+
+    return RotaryPositionalEmbedding(
+        config.ctx, config.dim, config.head_dim or config.dim, config.base, layout=config.rope_layout,
+        scaling=rope_scaling_of(config), generator=torch.Generator().manual_seed(config.seed + 5),
+        device=device, dtype=dtype)

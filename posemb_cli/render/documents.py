@@ -1,0 +1,40 @@
+"""Whole documents for people: the compare and inspect reports as one Rich group."""
+
+from __future__ import annotations
+
+from rich.console import Group
+
+from posemb_cli.render.format import header
+from posemb_cli.render.pictures import pictures
+from posemb_cli.render.position import compare_parts, inspect_parts
+from posemb_cli.render.source import source_line
+from posemb_cli.render.tables import (
+    bands_table,
+    decay_comparison,
+    decay_detail,
+    norms_table,
+    params_table,
+    shapes_table,
+)
+from posemb_cli.run.report import CompareReport, InspectReport
+
+
+def render_compare(report: CompareReport) -> Group:
+    results = report.results
+    sources = [line for line in map(source_line, results) if line is not None]  # a real model's table
+    return Group(header(report.config, "compare"), *sources, shapes_table(results), params_table(results),
+                 decay_comparison(results), *compare_parts(results))
+
+
+def render_inspect(report: InspectReport) -> Group:
+    result = report.result
+    parts = [header(report.config, f"inspect {result.scheme}"), shapes_table([result]), params_table([result]),
+             decay_detail(result), norms_table(result)]
+    if source_line(result) is not None:  # a real model's table or config
+        parts.insert(1, source_line(result))
+    if result.bands:
+        parts.append(bands_table(result, report.config["ctx"]))
+    parts.extend(inspect_parts(result))
+    if result.figures.get("heatmap") is not None:  # pictures were asked for (not --json, not --no-plot)
+        parts.extend(pictures(result))
+    return Group(*parts)

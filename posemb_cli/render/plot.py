@@ -1,0 +1,134 @@
+"""``--plot FILE.png|FILE.svg``: one matplotlib figure of a run.
+
+Top row: the similarity heatmap of each scheme. Bottom row: the neighbour
+decay curves of every scheme, the decay over the whole table (from the
+heatmaps), and the wavelength bands (before and after any scaling).
+matplotlib is the optional extra ``plot``; it is imported only here.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from posemb_cli.errors import PosembError
+from posemb_cli.run.report import SchemeReport
+
+FORMATS = (".png", ".svg")
+INSTALL = "pip install 'posemb[plot]'"
+_MAX_HEATMAPS = 4
+
+
+def check_plot_path(path: str) -> None:
+    """Refuse an unsupported extension or a missing matplotlib before any work is done."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in FORMATS:
+        raise PosembError(f"--plot {path}: unsupported extension {suffix or '(none)'!r}; use .png or .svg")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise PosembError(f"--plot {path}: folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise PosembError(f"--plot {path}: is a directory; give a file name ending in .png or .svg")
+    if not os.access(folder, os.W_OK):
+        raise PosembError(f"--plot {path}: folder {folder} is not writable")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise PosembError(f"--plot needs matplotlib, which is not installed: {INSTALL}") from None
+
+
+def _heatmap(result: SchemeReport):
+    figures = result.figures
+    return figures.get("plot_heatmap", figures.get("heatmap"))
+
+
+def _heatmap_axes(axes, result: SchemeReport) -> object | None:
+    heatmap = _heatmap(result)
+    if heatmap is None:
+        axes.set_axis_off()
+        return None
+    rows = int(heatmap.edges[-1])
+    image = axes.imshow(heatmap.cells, cmap="RdBu_r", vmin=-1.0, vmax=1.0, origin="upper",
+                        extent=(0, rows, rows, 0), interpolation="nearest")
+    axes.set_title(f"{result.scheme}: cos(p, q)", fontsize=9)
+    axes.locator_params(nbins=4)
+    axes.set_xlabel("position q")
+    axes.set_ylabel("position p")
+    return image
+
+
+def _decay_axes(axes, results: list[SchemeReport]) -> None:
+    for result in results:
+        offsets = [row["offset"] for row in result.neighbour_similarity]
+        means = [row["mean"] for row in result.neighbour_similarity]
+        axes.plot(offsets, means, marker="o", markersize=3, label=result.scheme)
+    axes.axhline(0.0, color="grey", linewidth=0.5)
+    axes.set_title("neighbour similarity", fontsize=9)
+    axes.set_xlabel("offset k")
+    axes.set_ylabel("mean cos(row p, row p+k)")
+    axes.legend(fontsize=7)
+
+
+def _profile_axes(axes, results: list[SchemeReport]) -> None:
+    for result in results:
+        heatmap = _heatmap(result)
+        if heatmap is not None:
+            distances, means = heatmap.distance_profile()
+            axes.plot(distances, means, label=result.scheme)
+    axes.axhline(0.0, color="grey", linewidth=0.5)
+    axes.set_title("similarity over the whole table", fontsize=9)
+    axes.set_xlabel("distance (positions)")
+    axes.set_ylabel("block mean cos")
+    axes.legend(fontsize=7)
+
+
+def _bands_axes(axes, results: list[SchemeReport]) -> None:
+    drawn = False
+    for result in results:
+        bands = result.bands or []
+        if not bands:
+            continue
+        pairs = [band["pair"] for band in bands]
+        axes.plot(pairs, [band["wavelength"] for band in bands], label=f"{result.scheme}")
+        if any("inv_freq_unscaled" in band for band in bands):
+            axes.plot(pairs, [2 * math.pi / band["inv_freq_unscaled"] for band in bands], linestyle="--",
+                      label=f"{result.scheme} before scaling")
+        drawn = True
+    axes.set_title("wavelength bands", fontsize=9)
+    if not drawn:
+        axes.text(0.5, 0.5, "no frequency bands\n(learned or table schemes)", ha="center", va="center",
+                  transform=axes.transAxes, fontsize=8)
+        return
+    axes.set_yscale("log")
+    axes.set_xlabel("feature pair")
+    axes.set_ylabel("wavelength (positions)")
+    axes.legend(fontsize=7)
+
+
+def write_plot(path: str, results: list[SchemeReport], title: str) -> None:
+    """Draw the heatmaps, decay curves and bands of ``results`` into ``path`` (.png or .svg)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    shown = results[:_MAX_HEATMAPS]
+    columns = len(shown) + 1  # the heatmaps, then the bands
+    half = columns // 2
+    figure = plt.figure(figsize=(4.4 * columns, 8.0), layout="constrained")
+    grid = figure.add_gridspec(2, columns)
+    image = None
+    for index, result in enumerate(shown):
+        image = _heatmap_axes(figure.add_subplot(grid[0, index]), result) or image
+    if image is not None:
+        figure.colorbar(image, ax=figure.axes[: len(shown)], shrink=0.8, label="cos")
+    _bands_axes(figure.add_subplot(grid[0, columns - 1]), results)
+    _decay_axes(figure.add_subplot(grid[1, :half]), results)
+    _profile_axes(figure.add_subplot(grid[1, half:]), results)
+    figure.suptitle(title)
+    try:
+        figure.savefig(path, metadata={"Date": None} if path.lower().endswith(".svg") else None)
+    except OSError as exc:
+        raise PosembError(f"--plot {path}: cannot write the figure ({exc})") from None
+    finally:
+        plt.close(figure)

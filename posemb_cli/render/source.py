@@ -1,0 +1,28 @@
+"""One line that says where a real model's position signal came from; computes nothing new."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from posemb_cli.run.report import SchemeReport
+
+
+def source_line(result: SchemeReport) -> Text | None:
+    """``from FILE: key NAME, rows OFFSET.. (why)`` for a checkpoint, ``from FILE: rope_type ...`` for a config."""
+    source = result.extra.get("source")
+    if not source:
+        return None
+    text = Text("  source ", style="dim")
+    if "checkpoint" in source:
+        text.append(f"{source['checkpoint']}", style="bold")
+        text.append(f"  key {source['key']} ({source.get('format', '?')}, {source.get('stored_dtype', '?')}), "
+                    f"rows {source['position_offset']}..{source.get('stored_rows', 0) - 1} of "
+                    f"{source.get('stored_rows', '?')}: {source.get('offset_reason', '')}")
+        if source.get("token_key"):
+            text.append(f"; vocab from {source['token_key']}")
+    else:
+        text.append(f"{source['config']}", style="bold")
+        text.append(f"  {source.get('model_type') or 'model'}: rope_type {source.get('rope_type')}, "
+                    f"rope_theta {source.get('rope_theta'):g}, head_dim {source.get('head_dim')} "
+                    f"({source.get('rotary_dim')} rotary, one head of {source.get('heads')} shown)")
+    return text

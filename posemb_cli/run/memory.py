@@ -1,0 +1,82 @@
+"""Estimate the bytes a run needs before anything is allocated, and refuse what will not fit."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from posemb_cli.core.dtypes import dtype_size
+from posemb_cli.core.settings import EmbeddingConfig
+from posemb_cli.errors import PosembError
+
+if TYPE_CHECKING:
+    import torch
+
+_FLOAT32 = 4
+_INT64 = 8
+
+
+def estimate_bytes(config: EmbeddingConfig, schemes: tuple[str, ...]) -> int:
+    """Peak bytes of a compare/inspect run: tables, their float32 draws, the batch and outputs."""
+    element = dtype_size(config.dtype)
+    vocab, dim, ctx = config.vocab, config.dim, config.ctx
+    tokens = config.batch * config.seq_len
+    total = vocab * dim * (element + _FLOAT32)  # token table, drawn in float32 then cast
+    total += tokens * (_INT64 + dim * element)  # ids and the token vectors
+    for name in schemes:
+        total += ctx * dim * element  # the positional table
+        if name == "learned":
+            total += ctx * dim * _FLOAT32  # its float32 draw
+        total += tokens * dim * element  # the composer's output
+    total += ctx * 8 * 2  # float64 row norms
+    from posemb_cli.run.position_config import signal_bytes
+
+    # rope's probe fingerprint, kept with its scheme; and the scorecard's second build (determinism).
+    total += sum(signal_bytes(config, name) for name in schemes if name == "rope")
+    total += max((signal_bytes(config, name) for name in schemes), default=0)
+    return total
+
+
+def available_bytes(device: "torch.device") -> int | None:
+    """Free memory on the device that will hold the tensors, or None when unknown."""
+    if device.type == "cuda":
+        import torch
+
+        free, _total = torch.cuda.mem_get_info(device)
+        return int(free)
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def format_bytes(count: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(count) < 1024 or unit == "PiB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    raise AssertionError("unreachable")
+
+
+def require_fits(needed: int, device: "torch.device", *, flags: str) -> None:
+    """Raise PosembError, with the estimate, when ``needed`` bytes exceed what is free."""
+    free = available_bytes(device)
+    if free is not None and needed > free:
+        raise PosembError(
+            f"{flags}: this run needs about {format_bytes(needed)} but {format_bytes(free)} "
+            f"is free on {device}; lower them")
+
+
+def estimate_bench_bytes(configs: "tuple[EmbeddingConfig, ...]", schemes: tuple[str, ...]) -> int:
+    """Peak bytes of a bench run: the largest dim's compare-sized run plus the reused output and
+    the copy's source and target, each (B, T, D)."""
+    return max(
+        estimate_bytes(config, schemes) + 3 * config.batch * config.seq_len * config.dim * dtype_size(config.dtype)
+        for config in configs)

@@ -1,0 +1,206 @@
+"""Read named tensors from real model files without running any code in them.
+
+Formats: ``.safetensors`` (one tensor read at a time), PyTorch ``.bin``/``.pt``
+state dicts (``weights_only=True``: a pickle that needs code is refused),
+``.npy``/``.npz`` (``allow_pickle=False``), and a model directory holding
+``model.safetensors`` (or its sharded index) or ``pytorch_model.bin`` beside
+``config.json``. Every failure is a ``PosembError`` naming the flag and file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from posemb_cli.errors import PosembError
+
+SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz")
+_DIRECTORY_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+
+
+@dataclass(frozen=True)
+class TensorFile:
+    """The tensors of one checkpoint, by name and shape; ``read`` loads one of them.
+
+    Attributes:
+        path: the file or directory as the user gave it.
+        kind: safetensors, torch, npy or npz.
+        shapes: every tensor's name and shape, read from metadata where the format allows.
+        model_config: the ``config.json`` found beside the weights, or None.
+    """
+
+    path: str
+    kind: str
+    shapes: dict[str, tuple[int, ...]]
+    reader: Callable[[str], object] = field(repr=False)
+    model_config: dict | None = None
+
+    def read(self, name: str):
+        """The tensor ``name`` as a CPU torch tensor."""
+        return self.reader(name)
+
+
+def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
+    """Open a checkpoint file or model directory, reading only its metadata."""
+    if os.path.isdir(path):
+        return _open_directory(path, flag)
+    if not os.path.isfile(path):
+        raise PosembError(f"{flag} {path}: no such file or directory")
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in SUFFIXES:
+        raise PosembError(f"{flag} {path}: unsupported file type {suffix or '(none)'!r}; "
+                          f"use {', '.join(SUFFIXES)} or a model directory")
+    opener = {".safetensors": _open_safetensors, ".npy": _open_npy, ".npz": _open_npz}.get(suffix, _open_torch)
+    return opener(path, flag, _config_beside(path, flag))
+
+
+def read_json_object(path: str, flag: str) -> dict:
+    """The JSON object in ``path``, or PosembError naming ``flag`` and the file."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            value = json.load(handle)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PosembError(f"{flag} {path}: not a readable JSON file ({exc})") from None
+    if not isinstance(value, dict):
+        raise PosembError(f"{flag} {path}: expected a JSON object")
+    return value
+
+
+def _config_beside(path: str, flag: str) -> dict | None:
+    candidate = os.path.join(os.path.dirname(os.path.abspath(path)), "config.json")
+    return read_json_object(candidate, flag) if os.path.isfile(candidate) else None
+
+
+def _open_directory(path: str, flag: str) -> TensorFile:
+    config_path = os.path.join(path, "config.json")
+    for name in _DIRECTORY_FILES:
+        weights = os.path.join(path, name)
+        if not os.path.isfile(weights):
+            continue
+        model_config = read_json_object(config_path, flag) if os.path.isfile(config_path) else None
+        if name.endswith(".index.json"):
+            return _open_sharded(weights, flag, model_config, display=path)
+        opener = _open_safetensors if name.endswith(".safetensors") else _open_torch
+        return opener(weights, flag, model_config)
+    raise PosembError(f"{flag} {path}: the directory holds none of {', '.join(_DIRECTORY_FILES)}")
+
+
+def _open_safetensors(path: str, flag: str, model_config: dict | None) -> TensorFile:
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(path, framework="pt", device="cpu") as handle:
+            shapes = {name: tuple(handle.get_slice(name).get_shape()) for name in handle.keys()}
+    except (SafetensorError, OSError, ValueError) as exc:
+        raise PosembError(f"{flag} {path}: not a valid safetensors file ({exc})") from None
+
+    def read(name: str):
+        with safe_open(path, framework="pt", device="cpu") as handle:
+            return handle.get_tensor(name)  # only this tensor's bytes are read
+
+    return TensorFile(path, "safetensors", shapes, read, model_config)
+
+
+def _open_sharded(index_path: str, flag: str, model_config: dict | None, *, display: str) -> TensorFile:
+    weight_map = read_json_object(index_path, flag).get("weight_map")
+    if not isinstance(weight_map, dict):
+        raise PosembError(f"{flag} {index_path}: no 'weight_map' object in the index")
+    folder = os.path.dirname(index_path)
+    shards = {shard: _open_safetensors(os.path.join(folder, shard), flag, None) for shard in set(weight_map.values())}
+    shapes = {name: shards[shard].shapes[name] for name, shard in weight_map.items() if name in shards[shard].shapes}
+    return TensorFile(display, "safetensors", shapes, lambda name: shards[weight_map[name]].read(name), model_config)
+
+
+def _flatten(state, prefix: str = "") -> dict:
+    """Tensors of a (possibly nested) state dict, by dotted name; everything else is skipped."""
+    import torch
+
+    out = {}
+    for key, value in state.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, torch.Tensor):
+            out[name] = value
+        elif isinstance(value, dict):
+            out.update(_flatten(value, name + "."))
+    return out
+
+
+def _open_torch(path: str, flag: str, model_config: dict | None) -> TensorFile:
+    import pickle
+
+    import torch
+
+    try:
+        try:
+            state = torch.load(path, weights_only=True, map_location="cpu", mmap=True)
+        except RuntimeError as exc:
+            if "mmap" not in str(exc):  # an old, non-zip file cannot be memory-mapped
+                raise
+            state = torch.load(path, weights_only=True, map_location="cpu")
+    except pickle.UnpicklingError as exc:
+        needed = re.search(r"Unsupported global: GLOBAL (\S+)", str(exc))
+        if needed:
+            raise PosembError(f"{flag} {path}: refused, the pickle needs code ({needed.group(1)}) to load and "
+                              f"was not run; only plain tensors load (weights_only=True)") from None
+        reason = re.search(r"WeightsUnpickler error:\s*(\S[^\n]*)", str(exc))
+        detail = " ".join(reason.group(1).split()) if reason else type(exc).__name__
+        raise PosembError(f"{flag} {path}: not a readable PyTorch state dict ({detail})") from None
+    except Exception as exc:  # noqa: BLE001 - garbage bytes fail the unpickler in many ways (IndexError, KeyError...)
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise PosembError(f"{flag} {path}: not a readable PyTorch state dict ({detail})") from None
+    if not isinstance(state, dict):
+        raise PosembError(f"{flag} {path}: holds a {type(state).__name__}, not a state dict of named tensors")
+    tensors = _flatten(state)
+    shapes = {name: tuple(tensor.shape) for name, tensor in tensors.items()}
+    return TensorFile(path, "torch", shapes, tensors.__getitem__, model_config)
+
+
+def _numpy_reader(load: Callable[[str], object]) -> Callable[[str], object]:
+    def read(name: str):
+        import numpy as np
+        import torch
+
+        return torch.from_numpy(np.array(load(name), copy=True, order="C"))  # a writable copy of the mapped rows
+
+    return read
+
+
+def _open_npy(path: str, flag: str, model_config: dict | None) -> TensorFile:
+    import numpy as np
+
+    try:
+        array = np.load(path, allow_pickle=False, mmap_mode="r")
+    except (ValueError, OSError) as exc:
+        raise PosembError(f"{flag} {path}: not a plain .npy array ({exc})") from None
+    name = os.path.splitext(os.path.basename(path))[0]
+    return TensorFile(path, "npy", {name: tuple(array.shape)}, _numpy_reader(lambda _name: array), model_config)
+
+
+def _open_npz(path: str, flag: str, model_config: dict | None) -> TensorFile:
+    import numpy as np
+
+    try:
+        archive = np.load(path, allow_pickle=False)
+        shapes = {}
+        with zipfile.ZipFile(path) as members:
+            for member in members.namelist():
+                with members.open(member) as handle:
+                    version = np.lib.format.read_magic(handle)
+                    header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                              else np.lib.format.read_array_header_2_0)
+                    shape = header(handle)[0]
+                shapes[member.removesuffix(".npy")] = tuple(shape)
+    except (ValueError, OSError, zipfile.BadZipFile) as exc:
+        raise PosembError(f"{flag} {path}: not a plain .npz archive ({exc})") from None
+
+    def load(name: str):
+        try:
+            return archive[name]
+        except ValueError as exc:
+            raise PosembError(f"{flag} {path}: array {name!r} is not plain numbers ({exc})") from None
+
+    return TensorFile(path, "npz", shapes, _numpy_reader(load), model_config)
