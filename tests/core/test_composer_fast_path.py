@@ -11,7 +11,7 @@ from posemb_cli.core.schemes import build_scheme, scheme_names
 from posemb_cli.core.schemes.learned import LearnedPositionalEmbedding
 from posemb_cli.core.schemes.sinusoidal import SinusoidalPositionalEmbedding
 
-from .oracles import sinusoidal_table
+from tests.oracles import sinusoidal_table
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 V, D, L, B, T = 50, 12, 24, 3, 20

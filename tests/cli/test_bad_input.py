@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from posemb_cli.cli.app import app
 
-from .refusals import check_refused
+from tests.refusals import check_refused
 
 runner = CliRunner()
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 import posemb_cli.run.analysis
 from posemb_cli.cli.app import app
 
-from .refusals import check_refused
+from tests.refusals import check_refused
 
 runner = CliRunner()
 SMALL = ["--vocab", "50", "--batch", "2", "--device", "cpu"]

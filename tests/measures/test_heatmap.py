@@ -10,8 +10,8 @@ from rich.console import Console
 from posemb_cli.measures.heatmap import Heatmap, bin_edges, heatmap_of_rows, similarity_heatmap
 from posemb_cli.render.pictures import RAMP, heatmap_cells_for_width, heatmap_picture, sparkline
 
-from .conftest import DEVICES
-from .oracles import sinusoidal_table
+from tests.conftest import DEVICES
+from tests.oracles import sinusoidal_table
 
 
 def full_block_means(table: np.ndarray, edges: np.ndarray) -> np.ndarray:

@@ -18,8 +18,8 @@ from posemb_cli.core.schemes import build_scheme
 from posemb_cli.core.schemes.rope import RotaryPositionalEmbedding
 from posemb_cli.core.schemes.rope_scaling import RopeScaling
 
-from .conftest import DEVICES
-from .position_oracles import plain_inv_freq, roformer_bound, rotate, yarn_inv_freq
+from tests.conftest import DEVICES
+from tests.position_oracles import plain_inv_freq, roformer_bound, rotate, yarn_inv_freq
 
 runner = CliRunner()
 
@@ -130,7 +130,7 @@ def test_long_term_decay_grid_is_log_spaced_to_ctx():
 
 
 def test_dynamic_fingerprint_beyond_ctx_uses_longer_length():
-    from .position_oracles import dynamic_inv_freq
+    from tests.position_oracles import dynamic_inv_freq
 
     rope = RotaryPositionalEmbedding(64, 8, 8, scaling=RopeScaling("dynamic", 2.0, 32), dtype=torch.float64)
     # At its own context (64 > original 32) the frequencies are already stretched, by the oracle's formula.

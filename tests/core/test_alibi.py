@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from posemb_cli.cli.app import app
 from posemb_cli.core.schemes.alibi import AlibiPositionalBias, alibi_slopes
 
-from .position_oracles import paper_slopes
+from tests.position_oracles import paper_slopes
 
 runner = CliRunner()
 

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from posemb_cli.cli.app import app
 
-from .model_files import gpt2_tensors, save_safetensors
+from tests.model_files import gpt2_tensors, save_safetensors
 
 runner = CliRunner()
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from posemb_cli.cli.app import app
 
-from .oracles import neighbour_cosines, sinusoidal_table
+from tests.oracles import neighbour_cosines, sinusoidal_table
 
 runner = CliRunner()
 

@@ -10,7 +10,7 @@ from posemb_cli.sources.checkpoint import load_checkpoint
 from posemb_cli.run.config import PosembError
 from posemb_cli.core.schemes.table import TablePositionalEmbedding
 
-from .model_files import gpt2_tensors, opt_tensors, roberta_tensors, save_safetensors, save_torch, write_config
+from tests.model_files import gpt2_tensors, opt_tensors, roberta_tensors, save_safetensors, save_torch, write_config
 
 
 def test_gpt2_safetensors_reads_wpe_and_wte(tmp_path):

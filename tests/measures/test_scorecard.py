@@ -15,7 +15,7 @@ from posemb_cli.core.schemes.sinusoidal import SinusoidalPositionalEmbedding
 from posemb_cli.measures.scorecard import scorecard
 from posemb_cli.measures.pairs import min_pair_distance, neighbour_min_distance
 
-from .position_oracles import min_distance
+from tests.position_oracles import min_distance
 
 runner = CliRunner()
 KEYS = ("uniqueness", "boundedness", "relative", "extrapolation", "determinism")

@@ -9,8 +9,8 @@ from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
 from posemb_cli.core.schemes.learned import LearnedPositionalEmbedding
 from posemb_cli.core.schemes.sinusoidal import SinusoidalPositionalEmbedding
 
-from .conftest import DEVICES
-from .oracles import sinusoidal_table
+from tests.conftest import DEVICES
+from tests.oracles import sinusoidal_table
 
 
 @pytest.mark.parametrize("dim", [1, 2, 7, 32, 64])

@@ -13,8 +13,8 @@ from posemb_cli.run.config import make_config
 from posemb_cli.run.order import _permutation, run_order
 from posemb_cli.run.position_config import with_position_settings
 
-from .oracles import sinusoidal_table
-from .position_oracles import paper_slopes
+from tests.oracles import sinusoidal_table
+from tests.position_oracles import paper_slopes
 
 runner = CliRunner()
 SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi")

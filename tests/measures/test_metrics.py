@@ -8,7 +8,7 @@ import torch
 
 from posemb_cli.measures.neighbours import neighbour_similarity, norm_stats
 
-from .oracles import neighbour_cosines, sinusoidal_table
+from tests.oracles import neighbour_cosines, sinusoidal_table
 
 
 def assert_matches(result, expected, tol):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .oracles import neighbour_cosines, sinusoidal_table
+from tests.oracles import neighbour_cosines, sinusoidal_table
 
 SCRIPT = Path(sys.executable).with_name("posemb")
 
