@@ -9,6 +9,8 @@ paper is ``(1 / (d/2)) * sum_{j=1}^{d/2} |S_j|``. It falls as r grows.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,8 +23,19 @@ def log_distances(ctx: int, points: int = _DECAY_POINTS) -> list[int]:
     return [int(d) for d in np.unique(grid)]
 
 
-def long_term_decay(inv_freq, ctx: int, *, points: int = _DECAY_POINTS) -> list[dict]:
-    """The RoFormer relative upper bound against distance: ``[{"distance": r, "bound": x}, ...]``.
+@dataclass(frozen=True)
+class DecayPoint:
+    """The RoFormer relative upper bound at one distance."""
+
+    distance: int
+    bound: float
+
+    def to_dict(self) -> dict:
+        return {"distance": self.distance, "bound": self.bound}
+
+
+def long_term_decay(inv_freq: Sequence[float], ctx: int, *, points: int = _DECAY_POINTS) -> list[DecayPoint]:
+    """The RoFormer relative upper bound against distance, at log-spaced distances up to ``ctx``.
 
     Args:
         inv_freq: the d/2 frequencies theta_k as used (after any scaling).
@@ -32,9 +45,9 @@ def long_term_decay(inv_freq, ctx: int, *, points: int = _DECAY_POINTS) -> list[
     distances = np.asarray(log_distances(ctx, points), dtype=np.float64)  # (R,)
     partial = np.cumsum(np.exp(1j * distances[:, None] * theta[None, :]), axis=1)  # (R, h): S_1..S_h
     bound = np.abs(partial).mean(axis=1)
-    return [{"distance": int(r), "bound": float(b)} for r, b in zip(distances, bound)]
+    return [DecayPoint(int(r), float(b)) for r, b in zip(distances, bound)]
 
 
-def full_turn_pairs(bands: list[dict], ctx: int) -> int:
+def full_turn_pairs(inv_freq: Sequence[float], ctx: int) -> int:
     """How many pairs turn through at least one full circle (2 pi) within ``ctx`` positions."""
-    return sum(1 for band in bands if ctx * band["inv_freq"] >= 2 * math.pi)
+    return sum(1 for frequency in inv_freq if ctx * frequency >= 2 * math.pi)

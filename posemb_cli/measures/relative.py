@@ -11,11 +11,38 @@ with its mean over anchors, f(d); the largest gap is the deviation.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
+from posemb_cli.core.schemes.protocols import AttentionScheme, PositionScheme
+
 _ANCHORS = 32
 _FAR_OFFSETS = 8
+
+
+@dataclass(frozen=True)
+class RelativeDeviation:
+    """How far the score strays from a function of m - n.
+
+    Attributes:
+        deviation: largest |score(m, n) - f(m - n)| over the grid.
+        scale: largest |score| (what the deviation is relative to).
+        spread: largest f(d) - smallest f(d): zero when the score ignores the offset.
+        pairs: (m, n) pairs measured.
+        offsets: the signed offsets d = m - n of the grid.
+    """
+
+    deviation: float
+    scale: float
+    spread: float
+    pairs: int
+    offsets: tuple[int, ...]
+
+    def to_dict(self) -> dict:
+        """The JSON keys of a scheme object: ``relative_deviation`` and ``relative_scale``."""
+        return {"relative_deviation": self.deviation, "relative_scale": self.scale}
 
 
 def offset_grid(rows: int, max_offset: int) -> tuple[list[int], list[int]]:
@@ -37,9 +64,9 @@ def _additive_scores(table: torch.Tensor, q, k, m, n) -> torch.Tensor:
     return ((q.to(torch.float64) + rows_m) * (k.to(torch.float64) + rows_n)).sum(-1)
 
 
-def pair_scores(scheme, q: torch.Tensor, k: torch.Tensor, m: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+def pair_scores(scheme: PositionScheme, q: torch.Tensor, k: torch.Tensor, m: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
     """The score of q at each m against k at each n: (P, S) float64, S = 1 unless per head."""
-    if hasattr(scheme, "pair_scores"):
+    if isinstance(scheme, AttentionScheme):
         scores = scheme.pair_scores(q, k, m, n)
     else:
         scores = _additive_scores(scheme.table(), q, k, m, n)
@@ -47,7 +74,8 @@ def pair_scores(scheme, q: torch.Tensor, k: torch.Tensor, m: torch.Tensor, n: to
     return scores[:, None] if scores.dim() == 1 else scores
 
 
-def relative_deviation(scheme, q: torch.Tensor, k: torch.Tensor, *, max_offset: int) -> dict:
+def relative_deviation(scheme: PositionScheme, q: torch.Tensor, k: torch.Tensor, *, max_offset: int
+                       ) -> RelativeDeviation:
     """Largest |score(m, n) - f(m - n)| over the grid, with f the mean score at each offset.
 
     Args:
@@ -73,13 +101,8 @@ def relative_deviation(scheme, q: torch.Tensor, k: torch.Tensor, *, max_offset: 
     f = scores.mean(dim=0, keepdim=True)  # (1, O, S)
     deviation = (scores - f).abs().max()
     spread = (f.amax(dim=1) - f.amin(dim=1)).max()
-    return {
-        "deviation": float(deviation),
-        "scale": float(scores.abs().max()),
-        "spread": float(spread),
-        "pairs": int(scores.shape[0] * scores.shape[1]),
-        "offsets": signed,
-    }
+    return RelativeDeviation(deviation=float(deviation), scale=float(scores.abs().max()), spread=float(spread),
+                             pairs=int(scores.shape[0] * scores.shape[1]), offsets=tuple(signed))
 
 
 def probe_vectors(dim: int, std: float, *, seed: int, device=None,

@@ -1,21 +1,24 @@
 """The five properties a position signal should have, each measured with its threshold.
 
-Works on any scheme that follows the protocol: it reads ``fingerprint()`` when
-the scheme has one (rope, alibi) and ``table()`` otherwise, so a table loaded
-from a checkpoint is scored like a built one. All-pairs work is blockwise
+Works on any ``PositionScheme``: it reads the scheme's ``signal()`` (the table
+rows of an additive scheme, what position p carries for rope and alibi), so a
+table loaded from a checkpoint is scored like a built one. All-pairs work is blockwise
 (never an L x L matrix) and above a pair budget runs on evenly strided positions.
 
-Each property is ``{"value": x, "threshold": x, "pass": bool, "note": str}``.
+Each property is a ``PropertyScore``; its JSON form is
+``{"value": x, "threshold": x, "pass": bool, "note": str}`` (docs/json-contract.md).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 
 import torch
 
-from posemb_cli.errors import PosembError
+from posemb_cli.core.schemes.base import length_refusal
+from posemb_cli.core.schemes.protocols import AttentionScheme, PositionScheme
 from posemb_cli.measures.pairs import (
     largest_abs,
     min_pair_distance,
@@ -23,7 +26,7 @@ from posemb_cli.measures.pairs import (
     relative_fit,
     window_similarity,
 )
-from posemb_cli.measures.relative import probe_vectors, relative_deviation
+from posemb_cli.measures.relative import RelativeDeviation, probe_vectors, relative_deviation
 
 PAIR_BUDGET = 1 << 22  # all-pairs distances computed exactly up to this many pairs
 UNIQUENESS_EPS = 16  # closest pair must be farther apart than this many dtype epsilons (scaled)
@@ -31,28 +34,48 @@ GROWTH_LIMIT = 1.25  # the largest |x| may exceed the first half's by this facto
 FIT_LIMIT = 0.05  # relative least-squares residual of PE(p+k) ~ M_k PE(p)
 DEVIATION_LIMIT = 1e-3  # q.k deviation from f(m - n), relative to the largest score
 
-__all__ = ["scorecard", "signal"]
-
-
-def signal(scheme, start: int = 0, stop: int | None = None) -> torch.Tensor:
-    """The (rows, F) signal positions start..stop-1 carry: ``fingerprint`` or the additive rows."""
-    if hasattr(scheme, "fingerprint"):
-        return scheme.fingerprint(start, stop)
-    stop = scheme.max_ctx if stop is None else stop
-    if stop <= scheme.max_ctx:
-        return scheme.table()[start:stop]
-    return scheme(stop)[start:stop]
+__all__ = ["PropertyScore", "Scorecard", "scorecard"]
 
 
 def _figure(value: float) -> str:
     return f"{value:.4g}" if math.isfinite(value) else "n/a"
 
 
-def _entry(value: float, threshold: float, passed: bool, note: str) -> dict:
-    return {"value": float(value), "threshold": float(threshold), "pass": bool(passed), "note": note}
+@dataclass(frozen=True)
+class PropertyScore:
+    """One property measured against its threshold."""
+
+    value: float
+    threshold: float
+    passed: bool
+    note: str
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "threshold": self.threshold, "pass": self.passed, "note": self.note}
 
 
-def _uniqueness(table: torch.Tensor, pair_budget: int, max_offset: int, peak: float) -> dict:
+@dataclass(frozen=True)
+class Scorecard:
+    """The five properties of one scheme's position signal."""
+
+    uniqueness: PropertyScore
+    boundedness: PropertyScore
+    relative: PropertyScore
+    extrapolation: PropertyScore
+    determinism: PropertyScore
+
+    def items(self) -> list[tuple[str, PropertyScore]]:
+        return [(entry.name, getattr(self, entry.name)) for entry in fields(self)]
+
+    def to_dict(self) -> dict:
+        return {name: score.to_dict() for name, score in self.items()}
+
+
+def _entry(value: float, threshold: float, passed: bool, note: str) -> PropertyScore:
+    return PropertyScore(float(value), float(threshold), bool(passed), note)
+
+
+def _uniqueness(table: torch.Tensor, pair_budget: int, max_offset: int, peak: float) -> PropertyScore:
     found = min_pair_distance(table, pair_budget=pair_budget)
     near = neighbour_min_distance(table, max_offset)
     value, (i, j) = min((found["distance"], found["pair"]), (near["distance"], near["pair"]))
@@ -66,7 +89,7 @@ def _uniqueness(table: torch.Tensor, pair_budget: int, max_offset: int, peak: fl
     return _entry(value, threshold, value > threshold, note)
 
 
-def _boundedness(found: dict) -> dict:
+def _boundedness(found: dict) -> PropertyScore:
     threshold = GROWTH_LIMIT * found["first_half"]
     spread = found["norm_max"] - found["norm_min"]
     note = (f"largest |x| at position {found['at']}; norms {found['norm_min']:.4g} … {found['norm_max']:.4g} "
@@ -74,45 +97,42 @@ def _boundedness(found: dict) -> dict:
     return _entry(found["max_abs"], threshold, found["max_abs"] <= threshold, note)
 
 
-def _relative_fit(table: torch.Tensor, max_offset: int) -> dict:
+def _relative_fit(table: torch.Tensor, max_offset: int) -> PropertyScore:
     fit = relative_fit(table, max_offset)
     note = (f"least squares PE(p+k) ~ M_k PE(p), worst at k={fit['offset']}, over {fit['rows']} rows x "
             f"{fit['features']} features; value = residual / |PE(p+k)|")
     return _entry(fit["residual"], FIT_LIMIT, fit["residual"] <= FIT_LIMIT, note)
 
 
-def _relative_scores(found: dict) -> dict:
-    scale = found["scale"]
-    value = found["deviation"] / scale if scale > 0 else 0.0
-    varies = scale > 0 and found["spread"] > 1e-6 * scale
-    note = (f"largest |q.k - f(m-n)| = {found['deviation']:.3g} over {found['pairs']} (m, n) pairs, "
+def _relative_scores(found: RelativeDeviation) -> PropertyScore:
+    scale = found.scale
+    value = found.deviation / scale if scale > 0 else 0.0
+    varies = scale > 0 and found.spread > 1e-6 * scale
+    note = (f"largest |q.k - f(m-n)| = {found.deviation:.3g} over {found.pairs} (m, n) pairs, "
             f"relative to the largest score {scale:.3g}")
     if not varies:
         note += "; the score is the same at every offset: no offset to express"
     return _entry(value, DEVIATION_LIMIT, value <= DEVIATION_LIMIT and varies, note)
 
 
-def _extrapolation(scheme, max_offset: int) -> dict:
+def _extrapolation(scheme: PositionScheme) -> PropertyScore:
     ctx = int(scheme.max_ctx)
-    try:
-        with torch.no_grad():
-            scheme(2 * ctx)
-    except PosembError as exc:
-        return _entry(ctx, 2 * ctx, False, f"refused at {2 * ctx}: {exc}")
+    if not scheme.serves(2 * ctx):
+        return _entry(ctx, 2 * ctx, False, f"refused at {2 * ctx}: {length_refusal(2 * ctx, ctx)}")
     width = min(ctx, 4096)
-    inside, beyond = signal(scheme, ctx - width, ctx), signal(scheme, ctx, ctx + width)
+    inside, beyond = scheme.signal(ctx - width, ctx), scheme.signal(ctx, ctx + width)
     near, far = (_figure(window_similarity(part)) for part in (inside, beyond))
     note = (f"served at {2 * ctx}: beyond ctx mean cos(k=1) {far} vs {near} within; "
             f"largest |x| {float(largest_abs(beyond)['max_abs']):.4g} vs {float(largest_abs(inside)['max_abs']):.4g}")
     return _entry(2 * ctx, 2 * ctx, True, note)
 
 
-def _determinism(scheme, rebuild: Callable | None) -> dict:
-    first = signal(scheme)
+def _determinism(scheme: PositionScheme, rebuild: Callable[[], PositionScheme] | None) -> PropertyScore:
+    first = scheme.signal()
     if rebuild is None:
-        second, how = signal(scheme), "two reads of the same table (no rebuild available)"
+        second, how = scheme.signal(), "two reads of the same table (no rebuild available)"
     else:
-        second, how = signal(rebuild()), "two builds from the same settings"
+        second, how = rebuild().signal(), "two builds from the same settings"
     diff = 0.0
     step = max(1, (1 << 20) // max(first.shape[1], 1))
     for start in range(0, first.shape[0], step):
@@ -123,38 +143,36 @@ def _determinism(scheme, rebuild: Callable | None) -> dict:
 
 
 def scorecard(
-    scheme,
+    scheme: PositionScheme,
     *,
-    rebuild: Callable | None = None,
+    rebuild: Callable[[], PositionScheme] | None = None,
     max_offset: int = 8,
     seed: int = 0,
     probe_std: float = 0.02,
     pair_budget: int = PAIR_BUDGET,
-) -> dict:
+) -> Scorecard:
     """Uniqueness, boundedness, relative expressiveness, extrapolation and determinism of one scheme.
 
     Args:
-        scheme: any positional scheme (``max_ctx``, ``forward``, ``table()``; optionally ``fingerprint``,
-            ``pair_scores`` and ``acts_on`` for schemes that act inside attention).
+        scheme: any positional scheme; one acting inside attention is scored on its attention scores.
         rebuild: builds the same scheme again from the same settings, for determinism.
         max_offset: K, the offsets of the relative checks.
         seed, probe_std: the query/key pair of the q.k relative check.
         pair_budget: all-pairs distances are exact up to this many pairs, strided above.
     """
     with torch.no_grad():
-        table = signal(scheme)
-        in_attention = hasattr(scheme, "pair_scores")
-        if in_attention:
+        table = scheme.signal()
+        if isinstance(scheme, AttentionScheme):
             compute = torch.float64 if table.dtype == torch.float64 else torch.float32
             q, k = probe_vectors(scheme.dim, probe_std, seed=seed, device=table.device, dtype=compute)
             relative = _relative_scores(relative_deviation(scheme, q, k, max_offset=max_offset))
         else:
             relative = _relative_fit(table, max_offset)
         bounds = largest_abs(table)
-        return {
-            "uniqueness": _uniqueness(table, pair_budget, max_offset, bounds["max_abs"]),
-            "boundedness": _boundedness(bounds),
-            "relative": relative,
-            "extrapolation": _extrapolation(scheme, max_offset),
-            "determinism": _determinism(scheme, rebuild),
-        }
+        return Scorecard(
+            uniqueness=_uniqueness(table, pair_budget, max_offset, bounds["max_abs"]),
+            boundedness=_boundedness(bounds),
+            relative=relative,
+            extrapolation=_extrapolation(scheme),
+            determinism=_determinism(scheme, rebuild),
+        )

@@ -35,6 +35,6 @@ def render_inspect(report: InspectReport) -> Group:
     if result.bands:
         parts.append(bands_table(result, report.config["ctx"]))
     parts.extend(inspect_parts(result))
-    if result.figures.get("heatmap") is not None:  # pictures were asked for (not --json, not --no-plot)
+    if result.pictures.get("heatmap") is not None:  # pictures were asked for (not --json, not --no-plot)
         parts.extend(pictures(result))
     return Group(*parts)

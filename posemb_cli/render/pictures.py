@@ -94,19 +94,19 @@ def decay_curves(result: SchemeReport) -> Group:
     first, last = means[0], means[-1]
     lines = [Text("Decay of similarity with distance (bars from -1 to +1)", style="bold"),
              _curve_line(f"k = 1..{len(means)}", means, f"{_cos(first)} at k=1 → {_cos(last)} at k={len(means)}")]
-    heatmap = result.figures.get("heatmap")
+    heatmap = result.pictures.get("heatmap")
     if heatmap is not None:
         distances, profile = heatmap.distance_profile()
         step = distances[1] if len(distances) > 1 else 0
         lines.append(_curve_line(f"distance 0..{int(heatmap.edges[-1]) - 1}", profile.tolist(),
                                  f"a bar per {step:.4g} positions"))
-    decay = result.extra.get("long_term_decay")
+    decay = None if result.signal is None else result.signal.long_term_decay
     if decay:
-        bounds = [row.get("bound") for row in decay]
+        bounds = [point.bound for point in decay]
         finite = [b for b in bounds if isinstance(b, (int, float)) and math.isfinite(b)]
         if finite:
             lines.append(_curve_line("RoFormer bound", bounds,
-                                     f"distance {decay[0]['distance']}..{decay[-1]['distance']}",
+                                     f"distance {decay[0].distance}..{decay[-1].distance}",
                                      low=min(0.0, min(finite)), high=max(finite)))
     return Group(*lines)
 
@@ -114,7 +114,7 @@ def decay_curves(result: SchemeReport) -> Group:
 def pictures(result: SchemeReport) -> list:
     """Everything to draw for one scheme: the heatmap (when measured) and the decay curves."""
     parts = []
-    heatmap = result.figures.get("heatmap")
+    heatmap = result.pictures.get("heatmap")
     if heatmap is not None:
         parts.append(heatmap_picture(heatmap, result.scheme))
     parts.append(decay_curves(result))

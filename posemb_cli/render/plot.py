@@ -38,8 +38,8 @@ def check_plot_path(path: str) -> None:
 
 
 def _heatmap(result: SchemeReport):
-    figures = result.figures
-    return figures.get("plot_heatmap", figures.get("heatmap"))
+    pictures = result.pictures
+    return pictures.get("plot_heatmap", pictures.get("heatmap"))
 
 
 def _heatmap_axes(axes, result: SchemeReport) -> object | None:
@@ -88,10 +88,10 @@ def _bands_axes(axes, results: list[SchemeReport]) -> None:
         bands = result.bands or []
         if not bands:
             continue
-        pairs = [band["pair"] for band in bands]
-        axes.plot(pairs, [band["wavelength"] for band in bands], label=f"{result.scheme}")
-        if any("inv_freq_unscaled" in band for band in bands):
-            axes.plot(pairs, [2 * math.pi / band["inv_freq_unscaled"] for band in bands], linestyle="--",
+        pairs = [band.pair for band in bands]
+        axes.plot(pairs, [band.wavelength for band in bands], label=f"{result.scheme}")
+        if any(band.inv_freq_unscaled is not None for band in bands):
+            axes.plot(pairs, [2 * math.pi / (band.inv_freq_unscaled or band.inv_freq) for band in bands], linestyle="--",
                       label=f"{result.scheme} before scaling")
         drawn = True
     axes.set_title("wavelength bands", fontsize=9)

@@ -9,7 +9,7 @@ from posemb_cli.run.report import SchemeReport
 
 def source_line(result: SchemeReport) -> Text | None:
     """``from FILE: key NAME, rows OFFSET.. (why)`` for a checkpoint, ``from FILE: rope_type ...`` for a config."""
-    source = result.extra.get("source")
+    source = None if result.source is None else result.source.source()
     if not source:
         return None
     text = Text("  source ", style="dim")

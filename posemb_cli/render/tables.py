@@ -71,7 +71,7 @@ def decay_comparison(results: list[SchemeReport]) -> Table:
 
 
 def decay_detail(result: SchemeReport) -> Table:
-    acts_on = result.extra.get("acts_on", "input")
+    acts_on = "input" if result.signal is None else result.signal.acts_on
     title = {"input": "Neighbour similarity: cos(row p, row p+k) over every p of the table",
              "nothing": "Neighbour similarity: no position signal (n/a)"}.get(
         acts_on, f"Neighbour similarity of what position p carries in the {acts_on}, over every p")
@@ -86,7 +86,7 @@ def decay_detail(result: SchemeReport) -> Table:
 
 def norms_table(result: SchemeReport) -> Table:
     stats = result.table
-    adds_nothing = result.extra.get("acts_on", "input") != "input"
+    adds_nothing = result.signal is not None and result.signal.acts_on != "input"
     table = Table(title="Row norms of the positional table", title_justify="left",
                   caption="all zero: adds nothing to the input" if adds_nothing else None)
     for name in ("rows", "dim", "min", "mean", "max"):
@@ -107,12 +107,12 @@ def bands_table(result: SchemeReport, ctx: int) -> Table:
 
     turns = full_turn_caption(result, ctx)
     caption = "; ".join(part for part in (turns, caption) if part) or None
-    scaled = "inv_freq_unscaled" in bands[0]  # scaled rope: show the frequency before scaling too
+    scaled = bands[0].inv_freq_unscaled is not None  # scaled rope: show the frequency before scaling too
     table = Table(title="Wavelength bands, one row per feature pair", title_justify="left", caption=caption)
     for name in ("pair", "frequency", *(("unscaled",) if scaled else ()), "wavelength", f"turns in ctx={ctx}"):
         table.add_column(name, justify="right")
     for band in shown:
-        unscaled = (general(band["inv_freq_unscaled"]),) if scaled else ()
-        table.add_row(str(band["pair"]), general(band["inv_freq"]), *unscaled, general(band["wavelength"]),
-                      general(ctx / band["wavelength"]))
+        unscaled = (general(band.inv_freq_unscaled),) if scaled else ()
+        table.add_row(str(band.pair), general(band.inv_freq), *unscaled, general(band.wavelength),
+                      general(ctx / band.wavelength))
     return table

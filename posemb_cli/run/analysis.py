@@ -11,12 +11,7 @@ from collections.abc import Callable
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
 from posemb_cli.run.memory import estimate_bytes, require_fits
-from posemb_cli.run.report import (
-    CompareReport,
-    InspectReport,
-    ParamCounts,
-    SchemeReport,
-)
+from posemb_cli.run.report import CompareReport, InspectReport, ParamCounts, SchemeReport, SignalFigures
 from posemb_cli.sources.ids import random_ids, read_ids
 
 _SIZE_FLAGS = "--vocab/--dim/--ctx/--batch/--seq-len"
@@ -65,15 +60,15 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         table = position.table()  # (L, D)
         norms = row_norms(table)
         # Schemes acting inside attention (rope, alibi) measure what position p carries, not their zero table.
-        signal = position.fingerprint() if hasattr(position, "fingerprint") else table
-        similarity = neighbour_similarity(signal, config.max_offset, norms=norms if signal is table else None,
-                                          progress=progress)
+        signal = position.signal()
+        similarity = neighbour_similarity(signal, config.max_offset,
+                                          norms=norms if position.acts_on == "input" else None, progress=progress)
         del signal
         stats = norm_stats(table, norms)
-    figures = {} if observe is None else observe(name, position)
+    pictures = {} if observe is None else observe(name, position)
     return SchemeReport(
         scheme=name,
-        figures=figures,
+        pictures=pictures,
         shapes=shapes,
         params=ParamCounts(
             token=sum(p.numel() for p in token.parameters()),
@@ -82,19 +77,19 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         neighbour_similarity=similarity,
         table=stats,
         bands=position.bands(),
-        extra=_extras(name, position, config, device=device, dtype=dtype, built=given_table is None),
+        signal=_signal_figures(name, position, config, device=device, dtype=dtype, built=given_table is None),
     )
 
 
-def _extras(name: str, position, config, *, device, dtype, built: bool) -> dict:
+def _signal_figures(name: str, position, config, *, device, dtype, built: bool) -> SignalFigures:
     """The figures beyond the lesson's (relative check, decay bound, slopes, scorecard)."""
     from posemb_cli.core.schemes import build_scheme
-    from posemb_cli.run.diagnostics import position_extras
+    from posemb_cli.run.diagnostics import signal_figures
 
     def rebuild():
         return build_scheme(name, config, device=device, dtype=dtype)
 
-    return position_extras(position, config, rebuild=rebuild if built else None)
+    return signal_figures(position, config, rebuild=rebuild if built else None)
 
 
 def run_schemes(

@@ -18,23 +18,14 @@ from dataclasses import dataclass
 
 from posemb_cli.core.dtypes import dtype_size
 from posemb_cli.core.settings import EmbeddingConfig
+from posemb_cli.run.report import BenchReport
 from posemb_cli.errors import PosembError
 from posemb_cli.run.config import make_config, require_positive_int
 from posemb_cli.run.memory import estimate_bench_bytes, require_fits
 from posemb_cli.run.position_config import check_default_position_settings
 
-BENCH_SCHEMA = "posemb.bench/1"
 _SIZE_FLAGS = "--vocab/--dim/--batch/--seq-len"
 _INT64 = 8
-
-
-@dataclass(frozen=True)
-class BenchReport:
-    config: dict
-    results: list[dict]
-
-    def to_dict(self) -> dict:
-        return {"schema": BENCH_SCHEMA, "config": self.config, "results": self.results}
 
 
 def bench_configs(*, dims: tuple[int, ...], ctx: int, seq_len: int | None, schemes: tuple[str, ...] = (),

@@ -1,9 +1,6 @@
-"""The figures beyond the lesson's, for one built scheme: plain values for ``SchemeReport.extra``.
+"""The figures beyond the lesson's for one built scheme: relative check, decay bound, ALiBi slopes, scorecard.
 
-Keys (the JSON contract in DESIGN.md): ``acts_on``, ``relative_deviation``,
-``scorecard`` and ``long_term_decay`` (null without frequencies) for every
-scheme; ``full_turn_pairs`` for frequency schemes; ``attention_factor`` for rope; ``slopes`` and
-``attention_bias`` for alibi.
+The JSON keys these give are listed in docs/json-contract.md.
 """
 
 from __future__ import annotations
@@ -12,20 +9,27 @@ from collections.abc import Callable
 
 import torch
 
+from posemb_cli.core.schemes.protocols import BiasScheme, PositionScheme, RotaryScheme
+from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.measures.decay import full_turn_pairs, long_term_decay
 from posemb_cli.measures.relative import probe_vectors, relative_deviation
 from posemb_cli.measures.scorecard import scorecard
+from posemb_cli.run.report import SignalFigures
 
-_INPUT = "input"
 _PROBE_SEED = 3  # offset from --seed of the q/k pair of the relative checks
 
 
-def position_extras(position, config, *, rebuild: Callable | None = None) -> dict:
-    """Every extra figure of one scheme, measured on its tensors.
+def signal_figures(
+    position: PositionScheme,
+    config: EmbeddingConfig,
+    *,
+    rebuild: Callable[[], PositionScheme] | None = None,
+) -> SignalFigures:
+    """Every figure of one scheme beyond the lesson's, measured on its tensors.
 
     Args:
-        position: the built scheme (any that follows the protocol).
-        config: the effective EmbeddingConfig (ctx, max_offset, seed, init_std).
+        position: the built scheme.
+        config: the effective settings (ctx, max_offset, seed, init_std).
         rebuild: builds the same scheme again, for the determinism check.
     """
     with torch.no_grad():
@@ -33,20 +37,20 @@ def position_extras(position, config, *, rebuild: Callable | None = None) -> dic
         compute = torch.float64 if table.dtype == torch.float64 else torch.float32
         q, k = probe_vectors(position.dim, config.init_std, seed=config.seed + _PROBE_SEED,
                              device=table.device, dtype=compute)
-        found = relative_deviation(position, q, k, max_offset=config.max_offset)
-        extra = {"acts_on": getattr(position, "acts_on", _INPUT), "relative_deviation": found["deviation"],
-                 "relative_scale": found["scale"]}
+        relative = relative_deviation(position, q, k, max_offset=config.max_offset)
         bands = position.bands()
-        if bands:
-            extra["long_term_decay"] = long_term_decay([band["inv_freq"] for band in bands], int(position.max_ctx))
-            extra["full_turn_pairs"] = full_turn_pairs(bands, int(position.max_ctx))
-        else:  # DESIGN.md names the key for every scheme; the RoFormer bound needs frequencies: null
-            extra["long_term_decay"] = None
-        if hasattr(position, "attention_factor"):
-            extra["attention_factor"] = float(position.attention_factor)
-        if hasattr(position, "slopes"):
-            extra["slopes"] = position.slopes.tolist()
-            extra["attention_bias"] = position.bias_at_offsets(config.max_offset)
-        extra["scorecard"] = scorecard(position, rebuild=rebuild, max_offset=config.max_offset,
-                                       seed=config.seed + _PROBE_SEED, probe_std=config.init_std)
-    return extra
+        frequencies = [band.inv_freq for band in bands] if bands else None
+        ctx = int(position.max_ctx)
+        card = scorecard(position, rebuild=rebuild, max_offset=config.max_offset,
+                         seed=config.seed + _PROBE_SEED, probe_std=config.init_std)
+        return SignalFigures(
+            acts_on=position.acts_on,
+            relative=relative,
+            scorecard=card,
+            long_term_decay=None if frequencies is None else long_term_decay(frequencies, ctx),
+            full_turn_pairs=None if frequencies is None else full_turn_pairs(frequencies, ctx),
+            attention_factor=float(position.attention_factor) if isinstance(position, RotaryScheme) else None,
+            slopes=position.slopes.tolist() if isinstance(position, BiasScheme) else None,
+            attention_bias=(position.bias_at_offsets(config.max_offset) if isinstance(position, BiasScheme)
+                            else None),
+        )

@@ -12,20 +12,11 @@ import dataclasses
 from dataclasses import dataclass
 
 from posemb_cli.core.settings import EmbeddingConfig
+from posemb_cli.run.report import OrderReport
 
-ORDER_SCHEMA = "posemb.order/1"
 _WEIGHT_SEED = 4  # offsets from --seed: attention weights, then the permutation
 _PERMUTATION_SEED = 6
 _EQUIVARIANT_EPS = 1000  # rounding level: this many machine epsilons of the largest output
-
-
-@dataclass(frozen=True)
-class OrderReport:
-    config: dict
-    results: list[dict]
-
-    def to_dict(self) -> dict:
-        return {"schema": ORDER_SCHEMA, "config": self.config, "results": self.results}
 
 
 def _permutation(seq_len: int, seed: int):
@@ -54,6 +45,7 @@ def run_order(config: EmbeddingConfig, schemes: tuple[str, ...]) -> OrderReport:
     from posemb_cli.core.dtypes import resolve_dtype
     from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
     from posemb_cli.core.schemes import build_scheme
+    from posemb_cli.core.schemes.protocols import BiasScheme, RotaryScheme
     from posemb_cli.run.analysis import _load_batch
     from posemb_cli.run.device import resolve_device
     from posemb_cli.run.memory import estimate_bytes, require_fits
@@ -77,20 +69,20 @@ def run_order(config: EmbeddingConfig, schemes: tuple[str, ...]) -> OrderReport:
         for name in schemes:
             position = build_scheme(name, config, device=device, dtype=dtype)
             composer = EmbeddingComposer(token, position)
-            extra = {}
-            if hasattr(position, "rotate"):
-                extra["rotate"] = position.rotate
-            if hasattr(position, "bias"):
+            inside: dict = {}  # where the position enters the head, for schemes acting in attention
+            if isinstance(position, RotaryScheme):
+                inside["rotate"] = position.rotate
+            if isinstance(position, BiasScheme):
                 where = torch.arange(ids.shape[1], device=device)
-                extra["bias"] = position.bias(where, where)[0]  # (T, T): the steepest head, one head here
+                inside["bias"] = position.bias(where, where)[0]  # (T, T): the steepest head, one head here
 
             def compose(batch, composer=composer):
                 return rms_normalize(composer(batch).to(compute))  # (B, T, D)
 
-            gap, scale = permutation_gap(compose, ids, permutation, weights, **extra)
+            gap, scale = permutation_gap(compose, ids, permutation, weights, **inside)
             relative = gap / scale if scale > 0 else 0.0
             results.append({"scheme": name, "max_abs_diff": gap, "output_max_abs": scale,
                             "relative_diff": relative, "rounding_level": rounding,
                             "equivariant": relative <= rounding,
-                            "acts_on": getattr(position, "acts_on", "input")})
+                            "acts_on": position.acts_on})
     return OrderReport(config={"schemes": list(schemes), **config.to_dict()}, results=results)

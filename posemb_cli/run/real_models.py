@@ -11,7 +11,7 @@ import dataclasses
 
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.analysis import run_schemes
-from posemb_cli.run.report import CompareReport, InspectReport
+from posemb_cli.run.report import CompareReport, InspectReport, SchemeReport
 from posemb_cli.sources.checkpoint import LoadedTable
 from posemb_cli.sources.model_config import RopeModel
 
@@ -28,8 +28,8 @@ def _config_dict(config: EmbeddingConfig, loaded: LoadedTable) -> dict:
             "position_offset": loaded.position_offset}
 
 
-def _with_source(report, loaded: LoadedTable):
-    return dataclasses.replace(report, extra={**report.extra, "source": loaded.source()})
+def _with_source(report: SchemeReport, loaded: LoadedTable) -> SchemeReport:
+    return dataclasses.replace(report, source=loaded)
 
 
 def inspect_checkpoint(config: EmbeddingConfig, loaded: LoadedTable, **kwargs) -> InspectReport:
@@ -77,4 +77,4 @@ def inspect_rope_config(config: EmbeddingConfig, model: RopeModel, **kwargs) -> 
     report = inspect(rope_settings(config, model), "rope", **kwargs)
     return dataclasses.replace(
         report, config={**report.config, "model_config": model.path},
-        result=dataclasses.replace(report.result, extra={**report.result.extra, "source": model.source()}))
+        result=dataclasses.replace(report.result, source=model))

@@ -5,9 +5,17 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from typing import Protocol
+
+from posemb_cli.core.schemes.bands import Band
+from posemb_cli.measures.decay import DecayPoint
+from posemb_cli.measures.relative import RelativeDeviation
+from posemb_cli.measures.scorecard import Scorecard
 
 INSPECT_SCHEMA = "posemb.inspect/1"
 COMPARE_SCHEMA = "posemb.compare/1"
+ORDER_SCHEMA = "posemb.order/1"
+BENCH_SCHEMA = "posemb.bench/1"
 
 
 @dataclass(frozen=True)
@@ -29,6 +37,51 @@ class ParamCounts:
 
 
 @dataclass(frozen=True)
+class SignalFigures:
+    """The figures of a scheme's position signal beyond the lesson's (relative check, decay bound, scorecard).
+
+    Attributes:
+        acts_on: where the position goes: "input", "queries and keys", "attention scores" or "nothing".
+        relative: how far q.k strays from a function of m - n (token rows and positions together).
+        long_term_decay: the RoFormer bound against distance; None without frequencies.
+        full_turn_pairs: pairs that turn a full circle within ctx; None without frequencies.
+        attention_factor: the factor on cos and sin (rope only).
+        slopes: one per head (alibi only).
+        attention_bias: the bias per head at offsets 0..K (alibi only).
+        scorecard: the five properties of the position signal.
+    """
+
+    acts_on: str
+    relative: RelativeDeviation
+    scorecard: Scorecard
+    long_term_decay: list[DecayPoint] | None = None
+    full_turn_pairs: int | None = None
+    attention_factor: float | None = None
+    slopes: list[float] | None = None
+    attention_bias: list[dict] | None = None
+
+    def to_dict(self) -> dict:
+        out: dict = {"acts_on": self.acts_on, **self.relative.to_dict(),
+                     "long_term_decay": None if self.long_term_decay is None
+                     else [point.to_dict() for point in self.long_term_decay]}
+        if self.full_turn_pairs is not None:
+            out["full_turn_pairs"] = self.full_turn_pairs
+        if self.attention_factor is not None:
+            out["attention_factor"] = self.attention_factor
+        if self.slopes is not None:
+            out["slopes"] = self.slopes
+            out["attention_bias"] = self.attention_bias
+        out["scorecard"] = self.scorecard.to_dict()
+        return out
+
+
+class SourceDescription(Protocol):
+    """Where a real model's position signal came from (a checkpoint's table or a config)."""
+
+    def source(self) -> dict: ...
+
+
+@dataclass(frozen=True)
 class SchemeReport:
     """Everything measured for one scheme on one batch."""
 
@@ -37,9 +90,10 @@ class SchemeReport:
     params: ParamCounts
     neighbour_similarity: list[dict]
     table: dict | None
-    bands: list[dict] | None = None
-    extra: dict = field(default_factory=dict)
-    figures: dict = field(default_factory=dict, compare=False, repr=False)  # pictures only: never in JSON
+    bands: list[Band] | None = None
+    signal: SignalFigures | None = None
+    source: SourceDescription | None = None
+    pictures: dict = field(default_factory=dict, compare=False, repr=False)  # heatmaps: never in JSON
 
     def to_dict(self) -> dict:
         out = {
@@ -50,8 +104,11 @@ class SchemeReport:
             "table": self.table,
         }
         if self.bands is not None:
-            out["bands"] = self.bands
-        out.update(self.extra)
+            out["bands"] = [band.to_dict() for band in self.bands]
+        if self.signal is not None:
+            out.update(self.signal.to_dict())
+        if self.source is not None:
+            out["source"] = self.source.source()
         return out
 
 
@@ -75,6 +132,28 @@ class CompareReport:
             "config": self.config,
             "schemes": [result.to_dict() for result in self.results],
         }
+
+
+@dataclass(frozen=True)
+class OrderReport:
+    """``posemb order``: one ``{"scheme", "max_abs_diff", ...}`` result per scheme."""
+
+    config: dict
+    results: list[dict]
+
+    def to_dict(self) -> dict:
+        return {"schema": ORDER_SCHEMA, "config": self.config, "results": self.results}
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    """``posemb bench``: one timing result per dim and scheme."""
+
+    config: dict
+    results: list[dict]
+
+    def to_dict(self) -> dict:
+        return {"schema": BENCH_SCHEMA, "config": self.config, "results": self.results}
 
 
 def _finite_or_none(value):

@@ -122,11 +122,11 @@ def test_inspect_json_figures(layout, scaling):
 
 def test_long_term_decay_grid_is_log_spaced_to_ctx():
     points = long_term_decay(plain_inv_freq(64, 1e4), 512)
-    distances = [p["distance"] for p in points]
+    distances = [p.distance for p in points]
     assert distances[0] == 1 and distances[-1] == 512 and distances == sorted(set(distances))
     ratios = np.diff(np.log(distances))
     assert ratios.max() < 3 * np.median(ratios)  # evenly spread on a log scale, not linear
-    assert points[0]["bound"] > points[-1]["bound"]  # the bound decays with distance
+    assert points[0].bound > points[-1].bound  # the bound decays with distance
 
 
 def test_dynamic_fingerprint_beyond_ctx_uses_longer_length():

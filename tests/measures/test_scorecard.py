@@ -34,8 +34,16 @@ class GivenTable(torch.nn.Module):
             raise PosembError(f"sequence length {seq_len} exceeds max context {self.max_ctx}")
         return self.weight[:seq_len]
 
+    acts_on = "input"
+
     def table(self):
         return self.weight
+
+    def signal(self, start=0, stop=None):
+        return self.forward(self.max_ctx if stop is None else stop)[start:]
+
+    def serves(self, length):
+        return length <= self.max_ctx
 
     def bands(self):
         return None
@@ -75,7 +83,7 @@ def test_neighbour_min_distance_against_a_loop():
 def test_learned_table_scores():
     learned = LearnedPositionalEmbedding(96, 16, generator=torch.Generator().manual_seed(3))
     rebuild = lambda: LearnedPositionalEmbedding(96, 16, generator=torch.Generator().manual_seed(3))  # noqa: E731
-    card = scorecard(learned, rebuild=rebuild, max_offset=4)
+    card = scorecard(learned, rebuild=rebuild, max_offset=4).to_dict()
     assert tuple(card) == KEYS
     data = learned.table().double().numpy()
     assert card["uniqueness"]["value"] == pytest.approx(min_distance(data)[0], rel=1e-6)
@@ -89,13 +97,13 @@ def test_learned_table_scores():
                                      "note": card["extrapolation"]["note"]}
     assert "refused" in card["extrapolation"]["note"]
     assert card["determinism"]["value"] == 0.0 and card["determinism"]["pass"]
-    different = scorecard(learned, rebuild=lambda: LearnedPositionalEmbedding(96, 16), max_offset=4)
+    different = scorecard(learned, rebuild=lambda: LearnedPositionalEmbedding(96, 16), max_offset=4).to_dict()
     assert not different["determinism"]["pass"] and different["determinism"]["value"] > 0
 
 
 def test_sinusoidal_table_is_relative():
     sinusoidal = SinusoidalPositionalEmbedding(128, 16, dtype=torch.float64)
-    card = scorecard(sinusoidal, max_offset=3)
+    card = scorecard(sinusoidal, max_offset=3).to_dict()
     data = sinusoidal.table().numpy()
     assert card["relative"]["value"] == pytest.approx(lstsq_residual(data, [1, 2, 3], 125, 16), abs=1e-10)
     assert card["relative"]["value"] < 1e-8 and card["relative"]["pass"]
@@ -107,13 +115,13 @@ def test_sinusoidal_table_is_relative():
 def test_any_table_following_the_protocol():
     rows = torch.randn(40, 6)
     rows[30] = rows[10]  # a duplicated position: not unique
-    card = scorecard(GivenTable(rows), max_offset=2)
+    card = scorecard(GivenTable(rows), max_offset=2).to_dict()
     assert card["uniqueness"]["value"] == 0.0 and not card["uniqueness"]["pass"]
     assert card["extrapolation"]["value"] == 40 and not card["extrapolation"]["pass"]
 
 
 def test_large_table_uses_a_strided_sample_and_says_so():
-    card = scorecard(GivenTable(torch.randn(3000, 4)), max_offset=2, pair_budget=5000)
+    card = scorecard(GivenTable(torch.randn(3000, 4)), max_offset=2, pair_budget=5000).to_dict()
     note = card["uniqueness"]["note"]
     assert "every 30th position (100 of 3,000)" in note
 
@@ -137,3 +145,10 @@ def test_every_scheme_has_a_full_scorecard_in_compare(scheme):
     }[scheme]
     assert passed == expected
     assert math.isfinite(entry["relative_deviation"])
+
+
+def test_the_given_table_follows_the_scheme_protocol():
+    from posemb_cli.core.schemes.protocols import AttentionScheme, PositionScheme
+
+    given = GivenTable(torch.randn(4, 2))
+    assert isinstance(given, PositionScheme) and not isinstance(given, AttentionScheme)

@@ -69,8 +69,8 @@ def bands_of(path):
     config = rope_settings(make_config(**rope_model_shape(model, 32000), device="cpu"), model)
     scheme = build_scheme("rope", config, device=torch.device("cpu"), dtype=torch.float32)
     bands = scheme.bands()
-    used = np.array([b["inv_freq"] for b in bands])
-    unscaled = np.array([b.get("inv_freq_unscaled", b["inv_freq"]) for b in bands])
+    used = np.array([b.inv_freq for b in bands])
+    unscaled = np.array([b.inv_freq if b.inv_freq_unscaled is None else b.inv_freq_unscaled for b in bands])
     return model, used, unscaled, scheme.attention_factor
 
 

@@ -70,16 +70,9 @@ def picture_observer(*, terminal: bool, plot: str | None) -> Callable | None:
     def observe(name: str, position) -> dict:
         from posemb_cli.measures.heatmap import heatmap_of_rows
 
-        fingerprint = getattr(position, "fingerprint", None)  # schemes acting inside attention (rope)
-        if fingerprint is not None:
-            rows, dim = position.max_ctx, fingerprint(0, 1).shape[1]
-            read = fingerprint
-        else:
-            table = position.table()
-            if table is None or table.dim() != 2:
-                return {}
-            (rows, dim), read = table.shape, (lambda start, stop: table[start:stop])
+        rows, dim = position.max_ctx, position.signal(0, 1).shape[1]
         figures = {}
+        read = position.signal
         if terminal:
             figures["heatmap"] = heatmap_of_rows(read, rows, dim, heatmap_cells_for_width(width, rows))
         if plot is not None:
@@ -93,9 +86,10 @@ def write_requested_plot(plot: str | None, report, title: str) -> None:
     if plot is None:
         return
     from posemb_cli.render.plot import write_plot
+    from posemb_cli.run.report import CompareReport
 
-    results = getattr(report, "results", None) or [report.result]
-    sources = [result.extra["source"] for result in results if result.extra.get("source")]
+    results = report.results if isinstance(report, CompareReport) else [report.result]
+    sources = [result.source.source() for result in results if result.source is not None]
     if sources:
         title += "  (" + ", ".join(str(source.get("checkpoint", source.get("config"))) for source in sources) + ")"
     write_plot(plot, results, title)

@@ -14,6 +14,7 @@ import math
 import torch
 from torch import nn
 
+from posemb_cli.core.schemes.base import InAttention
 from posemb_cli.core.settings import EmbeddingConfig
 
 
@@ -33,7 +34,7 @@ def alibi_slopes(heads: int) -> list[float]:
     return power_of_two(closest) + alibi_slopes(2 * closest)[0::2][: heads - closest]
 
 
-class AlibiPositionalBias(nn.Module):
+class AlibiPositionalBias(InAttention, nn.Module):
     """ALiBi with ``heads`` heads over ``dim`` features: no parameters, one (H,) slope buffer."""
 
     acts_on = "attention scores"
@@ -76,7 +77,7 @@ class AlibiPositionalBias(nn.Module):
         values = -offsets[:, None] * self.slopes[None, :]  # (K+1, H)
         return [{"offset": k, "bias": row} for k, row in enumerate(values.tolist())]
 
-    def fingerprint(self, start: int = 0, stop: int | None = None) -> torch.Tensor:
+    def signal(self, start: int = 0, stop: int | None = None) -> torch.Tensor:
         """What position p carries: its bias against position 0 in each head, (stop - start, H)."""
         stop = self.max_ctx if stop is None else stop
         positions = torch.arange(start, stop, dtype=torch.float64, device=self.slopes.device)

@@ -1,29 +1,47 @@
-"""What every positional scheme offers the composer and the analysis.
-
-A scheme is an ``nn.Module`` whose ``forward(seq_len)`` returns the additive
-positional part for positions 0..T-1, shape (T, D). It also exposes:
-
-- ``max_ctx`` (L) and ``dim`` (D);
-- ``table()``: the whole (L, D) table that the metrics read;
-- ``bands()``: per feature pair, the frequency and wavelength, or None.
-
-Schemes that act inside attention (rope, alibi, none) return a zero additive
-part and may also offer, all optional:
-
-- ``acts_on``: a short phrase saying where the position goes (default: the input);
-- ``fingerprint(start=0, stop=None)``: the (rows, F) signal that position p
-  carries, which the metrics and the scorecard read instead of ``table()``;
-- ``pair_scores(q, k, m, n)``: the attention score of query q at positions m
-  against key k at positions n, (P,) or (P, H);
-- ``rotate(x, positions)`` (rope) or ``bias(query_positions, key_positions)`` (alibi).
-"""
+"""Shared pieces of the schemes: the length check and the two kinds of reach (see ``protocols.py``)."""
 
 from __future__ import annotations
 
+import torch
+
 from posemb_cli.errors import PosembError
+
+
+def length_refusal(seq_len: int, max_ctx: int) -> str:
+    """Why a table of ``max_ctx`` rows cannot serve ``seq_len`` positions, naming both numbers."""
+    return f"sequence length {seq_len} exceeds max context {max_ctx}: position {max_ctx} has no row"
 
 
 def check_length(seq_len: int, max_ctx: int) -> None:
     """Refuse a sequence longer than the table, naming both numbers."""
     if seq_len > max_ctx:
-        raise PosembError(f"sequence length {seq_len} exceeds max context {max_ctx}: position {max_ctx} has no row")
+        raise PosembError(length_refusal(seq_len, max_ctx))
+
+
+class AdditiveTable:
+    """Signal and reach of a scheme whose position is an additive (L, D) table of L rows.
+
+    The signal is the table's own rows; positions L and beyond have no row.
+    """
+
+    acts_on = "input"
+    max_ctx: int
+
+    def table(self) -> torch.Tensor:
+        raise NotImplementedError
+
+    def signal(self, start: int = 0, stop: int | None = None) -> torch.Tensor:
+        """Rows start..stop-1 of the table: (stop - start, D)."""
+        stop = self.max_ctx if stop is None else stop
+        check_length(stop, self.max_ctx)
+        return self.table()[start:stop]
+
+    def serves(self, length: int) -> bool:
+        return length <= self.max_ctx
+
+
+class InAttention:
+    """Reach of a scheme that adds nothing to the input: any length is served."""
+
+    def serves(self, length: int) -> bool:
+        return True

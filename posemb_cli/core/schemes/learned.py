@@ -6,11 +6,11 @@ import torch
 from torch import nn
 
 from posemb_cli.core.embeddings import normal_weight
-from posemb_cli.core.schemes.base import check_length
+from posemb_cli.core.schemes.base import AdditiveTable, check_length
 from posemb_cli.core.settings import EmbeddingConfig
 
 
-class LearnedPositionalEmbedding(nn.Module):
+class LearnedPositionalEmbedding(AdditiveTable, nn.Module):
     """``nn.Embedding(L, D)`` looked up with positions 0..T-1.
 
     Adds L * D parameters and cannot serve position L or beyond: that row does

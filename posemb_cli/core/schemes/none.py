@@ -9,10 +9,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from posemb_cli.core.schemes.base import InAttention
 from posemb_cli.core.settings import EmbeddingConfig
 
 
-class NoPositionalEncoding(nn.Module):
+class NoPositionalEncoding(InAttention, nn.Module):
     """A zero (T, D) additive part for any length; no parameters, no buffers of size L."""
 
     acts_on = "nothing"
@@ -28,6 +29,11 @@ class NoPositionalEncoding(nn.Module):
 
     def table(self) -> torch.Tensor:
         return self.forward(self.max_ctx)  # (L, D) of zeros
+
+    def signal(self, start: int = 0, stop: int | None = None) -> torch.Tensor:
+        """Zeros: no position carries anything, (stop - start, D)."""
+        stop = self.max_ctx if stop is None else stop
+        return self.forward(stop)[start:stop]
 
     def bands(self) -> None:
         return None

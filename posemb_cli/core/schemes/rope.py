@@ -19,16 +19,18 @@ import torch
 from torch import nn
 
 from posemb_cli.core.schemes.rope_scaling import RopeScaling, rope_frequencies
+from posemb_cli.core.schemes.bands import Band, bands_of
+from posemb_cli.core.schemes.base import InAttention
 from posemb_cli.core.settings import EmbeddingConfig
 
-_PROBE_FEATURES = 1024  # N * D of the probe fingerprint: N = clamp(1024 // D, 1, 8)
+_PROBE_FEATURES = 1024  # N * D of the probe signal: N = clamp(1024 // D, 1, 8)
 
 
 def _compute_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.float64 if dtype == torch.float64 else torch.float32
 
 
-class RotaryPositionalEmbedding(nn.Module):
+class RotaryPositionalEmbedding(InAttention, nn.Module):
     """RoPE over ``dim`` features split into heads of ``head_dim``, with optional context scaling.
 
     Args:
@@ -38,7 +40,7 @@ class RotaryPositionalEmbedding(nn.Module):
         base: the RoPE base (theta).
         layout: ``interleaved`` or ``half``.
         scaling: the context-extension method; ``original_ctx`` must be set for dynamic, yarn, llama3.
-        generator: seeds the N random probe vectors that ``fingerprint`` rotates.
+        generator: seeds the N random probe vectors that ``signal`` rotates.
     """
 
     acts_on = "queries and keys"
@@ -73,6 +75,7 @@ class RotaryPositionalEmbedding(nn.Module):
         probes = torch.randn(count, dim, generator=generator, dtype=torch.float64)
         probes /= torch.linalg.vector_norm(probes, dim=1, keepdim=True) * math.sqrt(count)  # rows of unit norm
         self.register_buffer("probes", probes.to(device=device, dtype=_compute_dtype(self.dtype)), persistent=False)
+        self._whole_signal: torch.Tensor | None = None  # rows 0..L-1 of the signal, once computed
 
     def forward(self, seq_len: int) -> torch.Tensor:
         """The additive part: zero, (T, D) as a broadcast view (no memory). Any length is served."""
@@ -110,7 +113,7 @@ class RotaryPositionalEmbedding(nn.Module):
             out = torch.cat((first * cos - second * sin, first * sin + second * cos), dim=-1)
         return out.reshape(x.shape).to(x.dtype)  # (..., T, D)
 
-    def fingerprint(self, start: int = 0, stop: int | None = None) -> torch.Tensor:
+    def signal(self, start: int = 0, stop: int | None = None) -> torch.Tensor:
         """The N probes rotated to positions start..stop-1, side by side: (stop - start, N * D), rows of unit norm.
 
         The cosine between rows p and p + k is the mean over probes of cos(R_p v, R_{p+k} v).
@@ -120,8 +123,8 @@ class RotaryPositionalEmbedding(nn.Module):
         """
         stop = self.max_ctx if stop is None else stop
         whole = start == 0 and stop == self.max_ctx
-        if whole and getattr(self, "_fingerprint", None) is not None:
-            return self._fingerprint
+        if whole and self._whole_signal is not None:
+            return self._whole_signal
         count, compute, device = self.probes.shape[0], self.probes.dtype, self.probes.device
         frequencies = self.frequencies(max(stop, self.max_ctx)).to(device)  # (h,) float64
         step = min(max(1, (1 << 22) // (count * self.dim)), max(stop - start, 1))
@@ -138,7 +141,7 @@ class RotaryPositionalEmbedding(nn.Module):
             first_out.copy_(cos * first_probe - sin * second_probe)  # (b, N, H, h)
             second_out.copy_(sin * first_probe + cos * second_probe)
         if whole:
-            self._fingerprint = out
+            self._whole_signal = out
         return out
 
     def _pairs(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -156,16 +159,10 @@ class RotaryPositionalEmbedding(nn.Module):
         rotated_k = self.rotate(k.expand(n.shape[0], -1), n, seq_len=self.max_ctx)
         return (rotated_q * rotated_k).sum(-1)
 
-    def bands(self) -> list[dict]:
+    def bands(self) -> list[Band]:
         """Per pair of one head: the frequency as used (after scaling), its wavelength, and the unscaled one."""
-        scaled = self.scaling.kind != "none"
-        bands = []
-        for pair, (used, plain) in enumerate(zip(self.inv_freq.tolist(), self.inv_freq_unscaled.tolist())):
-            band = {"pair": pair, "inv_freq": used, "wavelength": 2 * math.pi / used}
-            if scaled:
-                band["inv_freq_unscaled"] = plain
-            bands.append(band)
-        return bands
+        unscaled = self.inv_freq_unscaled.tolist() if self.scaling.kind != "none" else None
+        return bands_of(self.inv_freq.tolist(), unscaled)
 
 
 def build(config: EmbeddingConfig, *, device: torch.device, dtype: torch.dtype) -> RotaryPositionalEmbedding:

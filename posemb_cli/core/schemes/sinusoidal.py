@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import nn
 
-from posemb_cli.core.schemes.base import check_length
+from posemb_cli.core.schemes.bands import Band, bands_of
+from posemb_cli.core.schemes.base import AdditiveTable, check_length
 from posemb_cli.core.settings import EmbeddingConfig
 
 
-class SinusoidalPositionalEmbedding(nn.Module):
+class SinusoidalPositionalEmbedding(AdditiveTable, nn.Module):
     """The (L, D) table ``angle = p / base ** (2 * (i // 2) / D)``; sin on even i, cos on odd i.
 
     Angles are computed in float64 and cast afterwards, so that positions in the
@@ -58,12 +57,9 @@ class SinusoidalPositionalEmbedding(nn.Module):
     def table(self) -> torch.Tensor:
         return self.pe  # (L, D)
 
-    def bands(self) -> list[dict]:
+    def bands(self) -> list[Band]:
         """Per feature pair: its frequency and wavelength, 2 pi / frequency."""
-        return [
-            {"pair": k, "inv_freq": f, "wavelength": 2 * math.pi / f}
-            for k, f in enumerate(self.inv_freq.tolist())
-        ]
+        return bands_of(self.inv_freq.tolist())
 
 
 def build(config: EmbeddingConfig, *, device: torch.device, dtype: torch.dtype) -> SinusoidalPositionalEmbedding:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from posemb_cli.core.schemes.base import check_length
+from posemb_cli.core.schemes.base import AdditiveTable, check_length
 
 
-class TablePositionalEmbedding(nn.Module):
+class TablePositionalEmbedding(AdditiveTable, nn.Module):
     """A given (L, D) table looked up with positions 0..T-1, like a learned one.
 
     Args:
