@@ -77,6 +77,10 @@ class _PosembGroup(TyperGroup):
         sys.exit(result if isinstance(result, int) else 0)
 
 
+def _help_to_terminal() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"posemb {__version__}")
@@ -89,9 +93,11 @@ app = typer.Typer(
     help="See what a positional encoding actually does: shapes, parameters, similarity decay, bands.",
     context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain Click help: Typer's Rich help imports ~50 ms (markdown_it) on every --help
+    # Rich help, with its panels, for a person at a terminal; plain Click text for pipes and files (and the
+    # ~50 ms import of Rich's help machinery is paid only where someone reads it).
+    rich_markup_mode="rich" if _help_to_terminal() else None,
 )
 
 

@@ -1,44 +1,193 @@
-"""Flags shared by the subcommands, as Annotated types (Typer reads them; no torch here).
+"""Every option, declared once: its flag, help, help panel, default and the schemes that read it.
 
-Values are checked by ``config.make_config`` so every bad value gets the
-same one-line message, whichever command received it.
+Defaults come from one object, ``EmbeddingConfig()``. A command lists the
+groups it takes with ``@takes(...)``; the group's options join the command's
+signature (Typer reads them from there) and reach the body as ``**flags``.
+No torch here: ``--help`` stays instant.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Annotated, Any, Optional, TypeVar
 
 import typer
 
-Dim = Annotated[int, typer.Option("--dim", "-d", help="Model dimension D.")]
-Ctx = Annotated[int, typer.Option("--ctx", "-c", help="Max context length L: rows of a positional table.")]
-Vocab = Annotated[int, typer.Option("--vocab", help="Vocabulary size V: rows of the token table.")]
-Batch = Annotated[int, typer.Option("--batch", "-b", help="Batch size B of the random batch.")]
-SeqLen = Annotated[Optional[int], typer.Option(
-    "--seq-len", "-t", help="Sequence length T of the random batch  [default: min(ctx, 128)]", show_default=False)]
-Seed = Annotated[int, typer.Option("--seed", help="Seed of every random draw.")]
-Device = Annotated[str, typer.Option("--device", help="auto, cpu, cuda or cuda:N; auto takes CUDA when present.")]
-Dtype = Annotated[str, typer.Option("--dtype", help="float32, float64, float16 or bfloat16.")]
-Base = Annotated[float, typer.Option("--base", help="Base of the sinusoidal frequencies.")]
-InitStd = Annotated[float, typer.Option("--init-std", help="Std of the N(0, std^2) initial rows of learned tables.")]
-MaxOffset = Annotated[int, typer.Option("--max-offset", "-k", help="Largest offset k of the neighbour similarity.")]
-Ids = Annotated[Optional[str], typer.Option(
-    "--ids", help="Token ids: a JSON list of lists or an .npy int array; '-' reads stdin. Sets B and T.",
-    show_default=False)]
-Json = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of tables.")]
-Debug = Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected failure.")]
-Checkpoint = Annotated[Optional[str], typer.Option(
-    "--checkpoint", help="A real model's position table: .safetensors, .bin/.pt state dict, .npy/.npz, or a model "
-    "directory. Its shape sets --dim, --ctx and (with a token table) --vocab.", show_default=False)]
-Key = Annotated[Optional[str], typer.Option(
-    "--key", help="The tensor to read from --checkpoint, when its name is not a known one.", show_default=False)]
-PositionOffset = Annotated[Optional[int], typer.Option(
-    "--position-offset", help="Leading rows of the --checkpoint table that no position uses  "
-    "[default: the model family's, e.g. 2 for RoBERTa and OPT]", show_default=False)]
-NoPlot = Annotated[bool, typer.Option("--no-plot", help="Leave out the terminal pictures (heatmap, decay curves).")]
-Plot = Annotated[Optional[str], typer.Option(
-    "--plot", help="Also write a figure to FILE.png or FILE.svg (needs: pip install 'posemb[plot]').",
-    show_default=False)]
-ModelConfig = Annotated[Optional[str], typer.Option(
-    "--config", help="A Hugging Face style config.json (or its directory): inspect that model's RoPE, "
-    "with its head size, rope_theta, rope_scaling and context; no weights needed.", show_default=False)]
+from posemb_cli.core.dtypes import DTYPES
+from posemb_cli.core.schemes import scheme_names
+from posemb_cli.core.settings import SCALING_KINDS, EmbeddingConfig
+from posemb_cli.errors import PosembError
+
+DEFAULTS = EmbeddingConfig()
+
+SHARED, POSITION, REAL, OUTPUT = "Shared", "RoPE and ALiBi", "Real models", "Output"
+
+Dtype = Enum("Dtype", {name: name for name in DTYPES}, type=str)  # type: ignore[misc]
+RopeLayout = Enum("RopeLayout", {"interleaved": "interleaved", "half": "half"}, type=str)  # type: ignore[misc]
+RopeScalingKind = Enum("RopeScalingKind", {kind: kind for kind in SCALING_KINDS}, type=str)  # type: ignore[misc]
+SchemeName = Enum("SchemeName", {name: name for name in scheme_names()}, type=str)  # type: ignore[misc]
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One option: its parameter name, Annotated type, default, and the schemes that read it (None: every run)."""
+
+    name: str
+    annotation: Any
+    default: Any
+    read_by: tuple[str, ...] | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+def _option(*names: str, panel: str, **settings: Any) -> typer.models.OptionInfo:
+    return typer.Option(*names, rich_help_panel=panel, **settings)
+
+
+SHARED_FLAGS = (
+    Flag("dim", Annotated[int, _option("--dim", "-d", panel=SHARED, help="Model dimension D.")], DEFAULTS.dim),
+    Flag("ctx", Annotated[int, _option("--ctx", "-c", panel=SHARED,
+                                       help="Max context length L: rows of a positional table.")], DEFAULTS.ctx),
+    Flag("vocab", Annotated[int, _option("--vocab", panel=SHARED, help="Vocabulary size V: rows of the token table.")],
+         DEFAULTS.vocab),
+    Flag("batch", Annotated[int, _option("--batch", "-b", panel=SHARED, help="Batch size B of the random batch.")],
+         DEFAULTS.batch),
+    Flag("seq_len", Annotated[Optional[int], _option(
+        "--seq-len", "-t", panel=SHARED, show_default=False,
+        help="Sequence length T of the random batch; default: min(ctx, 128).")], None),
+    Flag("seed", Annotated[int, _option("--seed", panel=SHARED, help="Seed of every random draw.")], DEFAULTS.seed),
+    Flag("device", Annotated[str, _option("--device", panel=SHARED, metavar="auto|cpu|cuda|cuda:N",
+                                          help="auto takes CUDA when present.")], DEFAULTS.device),
+    Flag("dtype", Annotated[Dtype, _option("--dtype", panel=SHARED, help="Dtype of the tables.")],
+         Dtype(DEFAULTS.dtype)),
+    Flag("base", Annotated[float, _option("--base", panel=SHARED, help="Base of the sinusoidal and RoPE frequencies.")],
+         DEFAULTS.base, read_by=("sinusoidal", "rope")),
+    Flag("init_std", Annotated[float, _option(
+        "--init-std", panel=SHARED, help="Std of the N(0, std^2) initial rows of token and learned tables.")],
+         DEFAULTS.init_std),
+    Flag("max_offset", Annotated[int, _option("--max-offset", "-k", panel=SHARED,
+                                              help="Largest offset k of the neighbour similarity.")],
+         DEFAULTS.max_offset),
+    Flag("ids", Annotated[Optional[str], _option(
+        "--ids", panel=SHARED, show_default=False, metavar="PATH|-",
+        help="Token ids: a JSON list of lists or an .npy int array; '-' reads stdin. Sets B and T.")], None),
+)
+
+_ROPE = ("rope",)
+POSITION_FLAGS = (
+    Flag("head_dim", Annotated[Optional[int], _option(
+        "--head-dim", panel=POSITION, show_default=False,
+        help="RoPE head size, even, dividing --dim; default: --dim.")], None, _ROPE),
+    Flag("rope_layout", Annotated[RopeLayout, _option(
+        "--rope-layout", panel=POSITION,
+        help="RoPE pairs: interleaved (2i, 2i+1; RoFormer) or half (i, i+d/2; GPT-NeoX, Llama).")],
+         RopeLayout(DEFAULTS.rope_layout), _ROPE),
+    Flag("rope_scaling", Annotated[RopeScalingKind, _option("--rope-scaling", panel=POSITION,
+                                                            help="RoPE context extension.")],
+         RopeScalingKind(DEFAULTS.rope_scaling), _ROPE),
+    Flag("rope_factor", Annotated[float, _option("--rope-factor", panel=POSITION,
+                                                 help="Context extension factor, 1 or more.")],
+         DEFAULTS.rope_factor, _ROPE),
+    Flag("original_ctx", Annotated[Optional[int], _option(
+        "--original-ctx", panel=POSITION, show_default=False,
+        help="Training context before extension (dynamic, yarn, llama3), at most --ctx; default: ctx / factor.")],
+         None, _ROPE),
+    Flag("beta_fast", Annotated[float, _option("--beta-fast", panel=POSITION,
+                                               help="YaRN: rotations where the ramp starts.")],
+         DEFAULTS.beta_fast, _ROPE),
+    Flag("beta_slow", Annotated[float, _option("--beta-slow", panel=POSITION,
+                                               help="YaRN: rotations where the ramp ends.")],
+         DEFAULTS.beta_slow, _ROPE),
+    Flag("low_freq_factor", Annotated[float, _option(
+        "--low-freq-factor", panel=POSITION,
+        help="Llama 3: wavelengths above original-ctx / this are divided by the factor.")],
+         DEFAULTS.low_freq_factor, _ROPE),
+    Flag("high_freq_factor", Annotated[float, _option(
+        "--high-freq-factor", panel=POSITION, help="Llama 3: wavelengths below original-ctx / this are kept.")],
+         DEFAULTS.high_freq_factor, _ROPE),
+    Flag("attention_factor", Annotated[Optional[float], _option(
+        "--attention-factor", panel=POSITION, show_default=False,
+        help="Multiplier of cos and sin; default: YaRN 0.1 ln(factor) + 1, else 1.")], None, _ROPE),
+    Flag("heads", Annotated[int, _option("--heads", panel=POSITION,
+                                         help="ALiBi heads, dividing --dim; one slope each.")],
+         DEFAULTS.heads, ("alibi",)),
+)
+
+CHECKPOINT_FLAGS = (
+    Flag("checkpoint", Annotated[Optional[str], _option(
+        "--checkpoint", panel=REAL, show_default=False, metavar="PATH",
+        help="A real model's position table: .safetensors, .bin/.pt state dict, .npy/.npz, or a model directory. "
+             "Its shape sets --dim, --ctx and (with a token table) --vocab.")], None),
+    Flag("key", Annotated[Optional[str], _option(
+        "--key", panel=REAL, show_default=False,
+        help="The tensor to read from --checkpoint, when its name is not a known one.")], None),
+    Flag("position_offset", Annotated[Optional[int], _option(
+        "--position-offset", panel=REAL, show_default=False,
+        help="Leading rows of the --checkpoint table that no position uses; "
+             "default: the model family's, e.g. 2 for RoBERTa and OPT.")], None),
+)
+CONFIG_FLAGS = (
+    Flag("model_config", Annotated[Optional[str], _option(
+        "--config", panel=REAL, show_default=False, metavar="PATH",
+        help="A Hugging Face style config.json (or its directory): inspect that model's RoPE, with its head size, "
+             "rope_theta, rope_scaling and context; no weights needed.")], None),
+)
+PICTURE_FLAGS = (
+    Flag("no_plot", Annotated[bool, _option("--no-plot", panel=OUTPUT,
+                                            help="Leave out the terminal pictures (heatmap, decay curves).")], False),
+)
+PLOT_FLAGS = (
+    Flag("plot", Annotated[Optional[str], _option(
+        "--plot", panel=OUTPUT, show_default=False, metavar="FILE",
+        help="Also write a figure to FILE.png or FILE.svg (needs: pip install 'posemb[plot]').")], None),
+)
+OUTPUT_FLAGS = (
+    Flag("json", Annotated[bool, _option("--json", panel=OUTPUT,
+                                         help="Print one JSON document on stdout instead of tables.")], False),
+    Flag("debug", Annotated[bool, _option("--debug", panel=OUTPUT,
+                                          help="Show the traceback of an unexpected failure.")], False),
+)
+
+_Command = TypeVar("_Command", bound=Callable[..., None])
+
+
+def takes(*groups: tuple[Flag, ...], skip: tuple[str, ...] = ()) -> Callable[[_Command], _Command]:
+    """Add the options of ``groups`` to a command's signature; they reach its body as keyword arguments.
+
+    The command declares only its own options, then ``**flags``.
+    """
+
+    def add(command: _Command) -> _Command:
+        signature = inspect.signature(command, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        added = [inspect.Parameter(flag.name, inspect.Parameter.KEYWORD_ONLY, default=flag.default,
+                                   annotation=flag.annotation)
+                 for group in groups for flag in group if flag.name not in skip]
+        command.__signature__ = signature.replace(parameters=own + added)  # type: ignore[attr-defined]
+        return command
+
+    return add
+
+
+def plain(flags: dict[str, Any]) -> dict[str, Any]:
+    """The flag values with Enum members turned into their strings."""
+    return {name: value.value if isinstance(value, Enum) else value for name, value in flags.items()}
+
+
+def refuse_unread(context: typer.Context, schemes: tuple[str, ...]) -> None:
+    """Refuse a flag typed on the command line that none of the chosen schemes reads, naming both."""
+    for flag in (*SHARED_FLAGS, *POSITION_FLAGS):
+        if flag.read_by is None or any(scheme in flag.read_by for scheme in schemes):
+            continue
+        source = context.get_parameter_source(flag.name)
+        if source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT"):
+            readers = " and ".join(flag.read_by)
+            raise PosembError(f"{flag.flag} is read only by {readers}, and the chosen scheme"
+                              f"{'s' if len(schemes) > 1 else ''} {', '.join(schemes)} "
+                              f"{'do' if len(schemes) > 1 else 'does'} not read it; "
+                              f"add {flag.read_by[0]} or leave {flag.flag} out")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -12,29 +12,27 @@ from posemb_cli.cli.output import row_progress, stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.run.config import parse_scheme_list
 
-Dims = Annotated[str, typer.Option("--dim", "-d", help="Comma list of model dimensions D to time.")]
+Dims = Annotated[str, typer.Option("--dim", "-d", help="Comma list of model dimensions D to time.",
+                                   rich_help_panel=opt.SHARED)]
 BenchSeqLen = Annotated[Optional[int], typer.Option(
-    "--seq-len", "-t", help="Sequence length T of the random batch  [default: ctx]", show_default=False)]
+    "--seq-len", "-t", help="Sequence length T of the random batch; default: ctx.", show_default=False)]
 Repeats = Annotated[int, typer.Option("--repeats", help="Timed calls per scheme and dim; the median is reported.")]
 Warmup = Annotated[int, typer.Option("--warmup", help="Untimed calls first (allocator, caches).")]
 
 
+@opt.takes(opt.SHARED_FLAGS, opt.OUTPUT_FLAGS, skip=("dim", "ctx", "batch", "seq_len", "max_offset", "ids"))
 def bench(
-    schemes: Annotated[str, typer.Option("--schemes", help="Comma list of schemes to time.")] = "learned,sinusoidal",
+    schemes: Annotated[str, typer.Option("--schemes", help="Comma list of schemes to time.",
+                                         rich_help_panel=opt.SHARED)] = "learned,sinusoidal",
     dim: Dims = "1024",
-    ctx: opt.Ctx = 2048,
-    vocab: opt.Vocab = 32000,
-    batch: opt.Batch = 8,
+    ctx: Annotated[int, typer.Option("--ctx", "-c", help="Max context length L: rows of a positional table.",
+                                     rich_help_panel=opt.SHARED)] = 2048,
+    batch: Annotated[int, typer.Option("--batch", "-b", help="Batch size B of the random batch.",
+                                       rich_help_panel=opt.SHARED)] = 8,
     seq_len: BenchSeqLen = None,
-    seed: opt.Seed = 0,
-    device: opt.Device = "auto",
-    dtype: opt.Dtype = "float32",
-    base: opt.Base = 10000.0,
-    init_std: opt.InitStd = 0.02,
     repeats: Repeats = 20,
     warmup: Warmup = 3,
-    json: opt.Json = False,
-    debug: opt.Debug = False,
+    **flags: Any,
 ) -> None:
     """Time the composer's forward pass against a copy_ of its output's size (a bandwidth yardstick).
 
@@ -47,11 +45,13 @@ def bench(
     names = parse_scheme_list("--schemes", schemes, scheme_names())
     dims = parse_int_list("--dim", dim, example="512,1024")
     check_repeats(warmup=warmup, repeats=repeats)
-    configs = bench_configs(dims=dims, ctx=ctx, schemes=names, seq_len=seq_len, vocab=vocab, batch=batch, seed=seed,
-                            device=device, dtype=dtype, base=base, init_std=init_std)
+    flags = opt.plain(flags)
+    as_json = flags.pop("json")
+    del flags["debug"]
+    configs = bench_configs(dims=dims, ctx=ctx, schemes=names, seq_len=seq_len, batch=batch, **flags)
     with row_progress("bench") as progress:
         report = run_bench(configs, names, warmup=warmup, repeats=repeats, progress=progress)
-    if json:
+    if as_json:
         write_json(to_json(report.to_dict()))
         return
     from posemb_cli.render.speed import bench_table

@@ -2,49 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli import position_options as popt
 from posemb_cli.cli.output import row_progress, stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
-from posemb_cli.run.config import make_config, parse_scheme_list
+from posemb_cli.run.config import parse_scheme_list
 
 
+@opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.PLOT_FLAGS, opt.OUTPUT_FLAGS)
 def compare(
     context: typer.Context,
-    schemes: Annotated[str, typer.Option("--schemes", help="Comma list of schemes to compare.")] = "learned,sinusoidal",
-    dim: opt.Dim = 64,
-    ctx: opt.Ctx = 512,
-    vocab: opt.Vocab = 32000,
-    batch: opt.Batch = 4,
-    seq_len: opt.SeqLen = None,
-    seed: opt.Seed = 0,
-    device: opt.Device = "auto",
-    dtype: opt.Dtype = "float32",
-    base: opt.Base = 10000.0,
-    init_std: opt.InitStd = 0.02,
-    max_offset: opt.MaxOffset = 8,
-    ids: opt.Ids = None,
-    head_dim: popt.HeadDim = None,
-    rope_layout: popt.RopeLayout = "interleaved",
-    rope_scaling: popt.RopeScalingKind = "none",
-    rope_factor: popt.RopeFactor = 1.0,
-    original_ctx: popt.OriginalCtx = None,
-    beta_fast: popt.BetaFast = 32.0,
-    beta_slow: popt.BetaSlow = 1.0,
-    low_freq_factor: popt.LowFreqFactor = 1.0,
-    high_freq_factor: popt.HighFreqFactor = 4.0,
-    attention_factor: popt.AttentionFactor = None,
-    heads: popt.Heads = 8,
-    checkpoint: opt.Checkpoint = None,
-    key: opt.Key = None,
-    position_offset: opt.PositionOffset = None,
-    plot: opt.Plot = None,
-    json: opt.Json = False,
-    debug: opt.Debug = False,
+    schemes: Annotated[str, typer.Option("--schemes", help="Comma list of schemes to compare.",
+                                         rich_help_panel=opt.SHARED)] = "learned,sinusoidal",
+    **flags: Any,
 ) -> None:
     """Compare positional schemes side by side on one batch.
 
@@ -62,9 +35,11 @@ def compare(
         write_requested_plot,
     )
     from posemb_cli.run.analysis import compare as run_compare
-    from posemb_cli.run.position_config import with_position_settings
+    from posemb_cli.run.flags import config_from_flags
     from posemb_cli.run.report import to_json
 
+    flags = opt.plain(flags)
+    checkpoint, key, position_offset, plot = flags["checkpoint"], flags["key"], flags["position_offset"], flags["plot"]
     names = parse_scheme_list("--schemes", schemes, scheme_names())
     check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset)
     check_plot_flag(plot)
@@ -75,18 +50,13 @@ def compare(
         from posemb_cli.sources.checkpoint import load_checkpoint
 
         loaded = load_checkpoint(checkpoint, key=key, position_offset=position_offset)
-        shape = checkpoint_shape(loaded, vocab)
+        shape = checkpoint_shape(loaded, flags["vocab"])
         refuse_conflicts(context, "--checkpoint", checkpoint, {"dim": shape["dim"], "ctx": shape["ctx"],
                                                                "vocab": shape["vocab"]})
-        dim, ctx, vocab = shape["dim"], shape["ctx"], shape["vocab"]
-        check_source_rows("--checkpoint", checkpoint, ctx, max_offset=max_offset, seq_len=seq_len)
-    config = make_config(dim=dim, ctx=ctx, vocab=vocab, batch=batch, seq_len=seq_len, seed=seed, device=device,
-                         dtype=dtype, base=base, init_std=init_std, max_offset=max_offset, ids=ids)
-    config = with_position_settings(
-        config, schemes=names, head_dim=head_dim, rope_layout=rope_layout, rope_scaling=rope_scaling,
-        rope_factor=rope_factor, original_ctx=original_ctx, beta_fast=beta_fast, beta_slow=beta_slow,
-        low_freq_factor=low_freq_factor, high_freq_factor=high_freq_factor, attention_factor=attention_factor,
-        heads=heads)
+        flags.update(shape)
+        check_source_rows("--checkpoint", checkpoint, shape["ctx"], max_offset=flags["max_offset"],
+                          seq_len=flags["seq_len"])
+    config = config_from_flags(flags, schemes=names)
     with row_progress("neighbour similarity") as progress:
         if loaded is not None:
             from posemb_cli.run.real_models import compare_checkpoint
@@ -95,7 +65,7 @@ def compare(
         else:
             report = run_compare(config, names, progress=progress, observe=observe)
     write_requested_plot(plot, report, "posemb compare " + ", ".join(r.scheme for r in report.results))
-    if json:
+    if flags["json"]:
         write_json(to_json(report.to_dict()))
         return
     from posemb_cli.render.documents import render_compare

@@ -2,45 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli import position_options as popt
 from posemb_cli.cli.output import stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
-from posemb_cli.run.config import make_config, parse_scheme_list
+from posemb_cli.run.config import parse_scheme_list
 
 
+@opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.OUTPUT_FLAGS)
 def order(
+    context: typer.Context,
     schemes: Annotated[str, typer.Option(
-        "--schemes", help="Comma list of schemes to compare; none is NoPE.")] = "none,learned,sinusoidal,rope,alibi",
-    dim: opt.Dim = 64,
-    ctx: opt.Ctx = 512,
-    vocab: opt.Vocab = 32000,
-    batch: opt.Batch = 4,
-    seq_len: opt.SeqLen = None,
-    seed: opt.Seed = 0,
-    device: opt.Device = "auto",
-    dtype: opt.Dtype = "float32",
-    base: opt.Base = 10000.0,
-    init_std: opt.InitStd = 0.02,
-    max_offset: opt.MaxOffset = 8,
-    ids: opt.Ids = None,
-    head_dim: popt.HeadDim = None,
-    rope_layout: popt.RopeLayout = "interleaved",
-    rope_scaling: popt.RopeScalingKind = "none",
-    rope_factor: popt.RopeFactor = 1.0,
-    original_ctx: popt.OriginalCtx = None,
-    beta_fast: popt.BetaFast = 32.0,
-    beta_slow: popt.BetaSlow = 1.0,
-    low_freq_factor: popt.LowFreqFactor = 1.0,
-    high_freq_factor: popt.HighFreqFactor = 4.0,
-    attention_factor: popt.AttentionFactor = None,
-    heads: popt.Heads = 8,
-    json: opt.Json = False,
-    debug: opt.Debug = False,
+        "--schemes", help="Comma list of schemes to compare; none is NoPE.",
+        rich_help_panel=opt.SHARED)] = "none,learned,sinusoidal,rope,alibi",
+    **flags: Any,
 ) -> None:
     """Show that attention without position cannot tell a sentence from its permutation.
 
@@ -48,19 +26,14 @@ def order(
     Example: posemb order --schemes none,sinusoidal,rope,alibi --seq-len 16
     """
     from posemb_cli.run.order import run_order
-    from posemb_cli.run.position_config import with_position_settings
+    from posemb_cli.run.flags import config_from_flags
     from posemb_cli.run.report import to_json
 
+    flags = opt.plain(flags)
     names = parse_scheme_list("--schemes", schemes, scheme_names())
-    config = make_config(dim=dim, ctx=ctx, vocab=vocab, batch=batch, seq_len=seq_len, seed=seed, device=device,
-                         dtype=dtype, base=base, init_std=init_std, max_offset=max_offset, ids=ids)
-    config = with_position_settings(
-        config, schemes=names, head_dim=head_dim, rope_layout=rope_layout, rope_scaling=rope_scaling,
-        rope_factor=rope_factor, original_ctx=original_ctx, beta_fast=beta_fast, beta_slow=beta_slow,
-        low_freq_factor=low_freq_factor, high_freq_factor=high_freq_factor, attention_factor=attention_factor,
-        heads=heads)
+    config = config_from_flags(flags, schemes=names)
     report = run_order(config, names)
-    if json:
+    if flags["json"]:
         write_json(to_json(report.to_dict()))
         return
     from posemb_cli.render.order import render_order

@@ -35,6 +35,7 @@ def refuse_conflicts(context, source_flag: str, source: str, settled: dict) -> N
     for name, value in settled.items():
         where = context.get_parameter_source(name)
         given = context.params.get(name)
+        given = getattr(given, "value", given)  # an Enum choice: its string
         if where is not None and where.name in ("COMMANDLINE", "ENVIRONMENT") and given != value:
             flag = "--" + name.replace("_", "-")
             raise PosembError(f"{flag} {given} conflicts with {source_flag} {source}, which sets it to {value}; "

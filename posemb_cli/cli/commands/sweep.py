@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -17,21 +17,14 @@ Ctxs = Annotated[str, typer.Option("--ctx", "-c", help="Comma list of max contex
 Bases = Annotated[str, typer.Option("--base", help="Comma list of frequency bases.")]
 
 
+@opt.takes(opt.SHARED_FLAGS, opt.OUTPUT_FLAGS, skip=("dim", "ctx", "base", "ids"))
 def sweep(
-    schemes: Annotated[str, typer.Option("--schemes", help="Comma list of schemes.")] = "learned,sinusoidal",
+    schemes: Annotated[str, typer.Option("--schemes", help="Comma list of schemes.",
+                                         rich_help_panel=opt.SHARED)] = "learned,sinusoidal",
     dim: Dims = "64",
     ctx: Ctxs = "512",
     base: Bases = "10000",
-    vocab: opt.Vocab = 32000,
-    batch: opt.Batch = 4,
-    seq_len: opt.SeqLen = None,
-    seed: opt.Seed = 0,
-    device: opt.Device = "auto",
-    dtype: opt.Dtype = "float32",
-    init_std: opt.InitStd = 0.02,
-    max_offset: opt.MaxOffset = 8,
-    json: opt.Json = False,
-    debug: opt.Debug = False,
+    **flags: Any,
 ) -> None:
     """Inspect every combination of --dim, --ctx, --base and --schemes in one process.
 
@@ -43,10 +36,12 @@ def sweep(
     from posemb_cli.run.sweep import plan_sweep, run_sweep, summary_row
 
     names = parse_scheme_list("--schemes", schemes, scheme_names())
+    flags = opt.plain(flags)
+    json = flags.pop("json")
+    del flags["debug"]
     points = plan_sweep(
         schemes=names, dims=parse_int_list("--dim", dim), ctxs=parse_int_list("--ctx", ctx, example="512,2048"),
-        bases=parse_float_list("--base", base), seq_len=seq_len, vocab=vocab, batch=batch, seed=seed,
-        device=device, dtype=dtype, init_std=init_std, max_offset=max_offset)
+        bases=parse_float_list("--base", base), **flags)
     rows = []
     with row_progress("sweep") as progress:
         for report in run_sweep(points, progress=progress):
