@@ -1,6 +1,6 @@
 """The figures beyond the lesson's, for one built scheme: plain values for ``SchemeReport.extra``.
 
-Keys (the JSON contract in DESIGN.md): ``acts_on``, ``relative_deviation``,
+Keys (the JSON contract in docs/json-contract.md): ``acts_on``, ``relative_deviation``,
 ``scorecard`` and ``long_term_decay`` (null without frequencies) for every
 scheme; ``full_turn_pairs`` for frequency schemes; ``attention_factor`` for rope; ``slopes`` and
 ``attention_bias`` for alibi.
@@ -40,7 +40,7 @@ def position_extras(position, config, *, rebuild: Callable | None = None) -> dic
         if bands:
             extra["long_term_decay"] = long_term_decay([band["inv_freq"] for band in bands], int(position.max_ctx))
             extra["full_turn_pairs"] = full_turn_pairs(bands, int(position.max_ctx))
-        else:  # DESIGN.md names the key for every scheme; the RoFormer bound needs frequencies: null
+        else:  # docs/json-contract.md names the key for every scheme; the RoFormer bound needs frequencies: null
             extra["long_term_decay"] = None
         if hasattr(position, "attention_factor"):
             extra["attention_factor"] = float(position.attention_factor)
