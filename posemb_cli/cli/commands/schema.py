@@ -11,9 +11,11 @@ from posemb_cli.errors import PosembError
 from posemb_cli.schemas import SCHEMA_NAMES, schema_text
 
 
-def schema(
-    name: Annotated[str, typer.Argument(metavar="NAME", help=f"The document: {', '.join(SCHEMA_NAMES)}.", show_default=False)],
-) -> None:
+Name = Annotated[str, typer.Argument(
+    metavar="NAME", help=f"The document: {', '.join(SCHEMA_NAMES)}.", show_default=False)]
+
+
+def schema(name: Name) -> None:
     """Print the JSON Schema (draft 2020-12) of one JSON document: compare, inspect, order, bench or sweep.
 
     \b
