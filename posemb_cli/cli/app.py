@@ -19,6 +19,7 @@ from posemb_cli.cli.commands.bench import bench
 from posemb_cli.cli.commands.compare import compare
 from posemb_cli.cli.commands.inspect import inspect
 from posemb_cli.cli.commands.order import order
+from posemb_cli.cli.commands.schema import schema
 from posemb_cli.cli.commands.sweep import sweep
 from posemb_cli.errors import PosembError
 
@@ -114,6 +115,7 @@ app.command("inspect")(inspect)
 app.command("order")(order)
 app.command("bench")(bench)
 app.command("sweep")(sweep)
+app.command("schema")(schema)
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""DESIGN.md's JSON contract, key by key, for every scheme and every subcommand."""
+"""The JSON contract of docs/json-contract.md, key by key, for every scheme and every subcommand."""
 
 import json
 import math

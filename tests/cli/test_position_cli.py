@@ -40,7 +40,7 @@ def test_compare_json_carries_the_new_keys_for_every_scheme():
     assert entries["rope"]["attention_factor"] == 1.0
     assert len(entries["alibi"]["slopes"]) == 4
     assert "slopes" not in entries["rope"]
-    for name in ("learned", "alibi", "none"):  # DESIGN.md names the key for every scheme; no frequencies: null
+    for name in ("learned", "alibi", "none"):  # docs/json-contract.md: every scheme has it; null without frequencies
         assert "long_term_decay" in entries[name] and entries[name]["long_term_decay"] is None, name
     assert entries["none"]["neighbour_similarity"][0]["mean"] is None  # no signal: no cosine, written as null
 

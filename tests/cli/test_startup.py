@@ -47,7 +47,7 @@ def subcommands() -> list[str]:
 
 
 def test_every_documented_command_is_registered():
-    assert set(subcommands()) == {"compare", "inspect", "order", "bench", "sweep"}
+    assert set(subcommands()) == {"compare", "inspect", "order", "bench", "sweep", "schema"}
 
 
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["--version"], []])
@@ -65,6 +65,16 @@ def test_every_subcommand_help_imports_no_torch():
         assert report["code"] == 0, name
         assert "Usage" in report["shown"], name
         assert "torch" not in report["heavy"], f"posemb {name} --help imported torch"
+
+
+@pytest.mark.parametrize("args", [["schema", "inspect"], ["schema", "nope"]])
+def test_schema_command_imports_no_torch(args):
+    report = probe(args)
+    assert report["heavy"] == [], f"posemb {' '.join(args)} imported {report['heavy']}"
+    if args[1] == "inspect":
+        assert report["code"] == 0 and json.loads(report["shown"])["title"] == "posemb.inspect/1"
+    else:
+        assert report["code"] == 2 and report["shown"] == ""
 
 
 def test_python_dash_m_help_imports_no_torch():
