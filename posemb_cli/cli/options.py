@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, Any, Optional, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -57,7 +57,7 @@ SHARED_FLAGS = (
          DEFAULTS.vocab),
     Flag("batch", Annotated[int, _option("--batch", "-b", panel=SHARED, help="Batch size B of the random batch.")],
          DEFAULTS.batch),
-    Flag("seq_len", Annotated[Optional[int], _option(
+    Flag("seq_len", Annotated[int | None, _option(
         "--seq-len", "-t", panel=SHARED, show_default=False,
         help="Sequence length T of the random batch; default: min(ctx, 128).")], None),
     Flag("seed", Annotated[int, _option("--seed", panel=SHARED, help="Seed of every random draw.")], DEFAULTS.seed),
@@ -73,14 +73,14 @@ SHARED_FLAGS = (
     Flag("max_offset", Annotated[int, _option("--max-offset", "-k", panel=SHARED,
                                               help="Largest offset k of the neighbour similarity.")],
          DEFAULTS.max_offset),
-    Flag("ids", Annotated[Optional[str], _option(
+    Flag("ids", Annotated[str | None, _option(
         "--ids", panel=SHARED, show_default=False, metavar="PATH|-",
         help="Token ids: a JSON list of lists or an .npy int array; '-' reads stdin. Sets B and T.")], None),
 )
 
 _ROPE = ("rope",)
 POSITION_FLAGS = (
-    Flag("head_dim", Annotated[Optional[int], _option(
+    Flag("head_dim", Annotated[int | None, _option(
         "--head-dim", panel=POSITION, show_default=False,
         help="RoPE head size, even, dividing --dim; default: --dim.")], None, _ROPE),
     Flag("rope_layout", Annotated[RopeLayout, _option(
@@ -93,7 +93,7 @@ POSITION_FLAGS = (
     Flag("rope_factor", Annotated[float, _option("--rope-factor", panel=POSITION,
                                                  help="Context extension factor, 1 or more.")],
          DEFAULTS.rope_factor, _ROPE),
-    Flag("original_ctx", Annotated[Optional[int], _option(
+    Flag("original_ctx", Annotated[int | None, _option(
         "--original-ctx", panel=POSITION, show_default=False,
         help="Training context before extension (dynamic, yarn, llama3), at most --ctx; default: ctx / factor.")],
          None, _ROPE),
@@ -110,7 +110,7 @@ POSITION_FLAGS = (
     Flag("high_freq_factor", Annotated[float, _option(
         "--high-freq-factor", panel=POSITION, help="Llama 3: wavelengths below original-ctx / this are kept.")],
          DEFAULTS.high_freq_factor, _ROPE),
-    Flag("attention_factor", Annotated[Optional[float], _option(
+    Flag("attention_factor", Annotated[float | None, _option(
         "--attention-factor", panel=POSITION, show_default=False,
         help="Multiplier of cos and sin; default: YaRN 0.1 ln(factor) + 1, else 1.")], None, _ROPE),
     Flag("heads", Annotated[int, _option("--heads", panel=POSITION,
@@ -119,20 +119,20 @@ POSITION_FLAGS = (
 )
 
 CHECKPOINT_FLAGS = (
-    Flag("checkpoint", Annotated[Optional[str], _option(
+    Flag("checkpoint", Annotated[str | None, _option(
         "--checkpoint", panel=REAL, show_default=False, metavar="PATH",
         help="A real model's position table: .safetensors, .bin/.pt state dict, .npy/.npz, or a model directory. "
              "Its shape sets --dim, --ctx and (with a token table) --vocab.")], None),
-    Flag("key", Annotated[Optional[str], _option(
+    Flag("key", Annotated[str | None, _option(
         "--key", panel=REAL, show_default=False,
         help="The tensor to read from --checkpoint, when its name is not a known one.")], None),
-    Flag("position_offset", Annotated[Optional[int], _option(
+    Flag("position_offset", Annotated[int | None, _option(
         "--position-offset", panel=REAL, show_default=False,
         help="Leading rows of the --checkpoint table that no position uses; "
              "default: the model family's, e.g. 2 for RoBERTa and OPT.")], None),
 )
 CONFIG_FLAGS = (
-    Flag("model_config", Annotated[Optional[str], _option(
+    Flag("model_config", Annotated[str | None, _option(
         "--config", panel=REAL, show_default=False, metavar="PATH",
         help="A Hugging Face style config.json (or its directory): inspect that model's RoPE, with its head size, "
              "rope_theta, rope_scaling and context; no weights needed.")], None),
@@ -142,7 +142,7 @@ PICTURE_FLAGS = (
                                             help="Leave out the terminal pictures (heatmap, decay curves).")], False),
 )
 PLOT_FLAGS = (
-    Flag("plot", Annotated[Optional[str], _option(
+    Flag("plot", Annotated[str | None, _option(
         "--plot", panel=OUTPUT, show_default=False, metavar="FILE",
         help="Also write a figure to FILE.png or FILE.svg (needs: pip install 'posemb[plot]').")], None),
 )

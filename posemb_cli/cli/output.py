@@ -11,13 +11,13 @@ if TYPE_CHECKING:
 
 
 # rich.console is imported when a console is made, not at import: --help and --version never need it.
-def stdout_console() -> "Console":
+def stdout_console() -> Console:
     from rich.console import Console
 
     return Console()
 
 
-def stderr_console() -> "Console":
+def stderr_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True)

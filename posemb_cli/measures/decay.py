@@ -45,7 +45,7 @@ def long_term_decay(inv_freq: Sequence[float], ctx: int, *, points: int = _DECAY
     distances = np.asarray(log_distances(ctx, points), dtype=np.float64)  # (R,)
     partial = np.cumsum(np.exp(1j * distances[:, None] * theta[None, :]), axis=1)  # (R, h): S_1..S_h
     bound = np.abs(partial).mean(axis=1)
-    return [DecayPoint(int(r), float(b)) for r, b in zip(distances, bound)]
+    return [DecayPoint(int(r), float(b)) for r, b in zip(distances, bound, strict=False)]
 
 
 def full_turn_pairs(inv_freq: Sequence[float], ctx: int) -> int:

@@ -151,7 +151,8 @@ def neighbour_similarity(
         if progress is not None:
             progress(stop - start)
     result = []
-    for k, (s, n, lo, hi) in enumerate(zip(total.tolist(), count.tolist(), low.tolist(), high.tolist()), 1):
+    columns = zip(total.tolist(), count.tolist(), low.tolist(), high.tolist(), strict=True)
+    for k, (s, n, lo, hi) in enumerate(columns, 1):
         defined = n > 0
         result.append({
             "offset": k,

@@ -64,7 +64,8 @@ def _additive_scores(table: torch.Tensor, q, k, m, n) -> torch.Tensor:
     return ((q.to(torch.float64) + rows_m) * (k.to(torch.float64) + rows_n)).sum(-1)
 
 
-def pair_scores(scheme: PositionScheme, q: torch.Tensor, k: torch.Tensor, m: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+def pair_scores(scheme: PositionScheme, q: torch.Tensor, k: torch.Tensor, m: torch.Tensor,
+                n: torch.Tensor) -> torch.Tensor:
     """The score of q at each m against k at each n: (P, S) float64, S = 1 unless per head."""
     if isinstance(scheme, AttentionScheme):
         scores = scheme.pair_scores(q, k, m, n)

@@ -29,7 +29,7 @@ def heatmap_cells_for_width(width: int, rows: int, *, most: int = 32) -> int:
 def _colour(value: float) -> str:
     end = _HOT if value >= 0 else _COLD
     t = min(abs(value), 1.0)
-    r, g, b = (round(m + (e - m) * t) for m, e in zip(_MID, end))
+    r, g, b = (round(m + (e - m) * t) for m, e in zip(_MID, end, strict=False))
     return f"rgb({r},{g},{b})"
 
 

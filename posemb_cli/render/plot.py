@@ -91,7 +91,8 @@ def _bands_axes(axes, results: list[SchemeReport]) -> None:
         pairs = [band.pair for band in bands]
         axes.plot(pairs, [band.wavelength for band in bands], label=f"{result.scheme}")
         if any(band.inv_freq_unscaled is not None for band in bands):
-            axes.plot(pairs, [2 * math.pi / (band.inv_freq_unscaled or band.inv_freq) for band in bands], linestyle="--",
+            before = [2 * math.pi / (band.inv_freq_unscaled or band.inv_freq) for band in bands]
+            axes.plot(pairs, before, linestyle="--",
                       label=f"{result.scheme} before scaling")
         drawn = True
     axes.set_title("wavelength bands", fontsize=9)

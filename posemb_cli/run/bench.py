@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from posemb_cli.core.dtypes import dtype_size
 from posemb_cli.core.settings import EmbeddingConfig
-from posemb_cli.run.report import BenchReport
 from posemb_cli.errors import PosembError
 from posemb_cli.run.config import make_config, require_positive_int
 from posemb_cli.run.memory import estimate_bench_bytes, require_fits
 from posemb_cli.run.position_config import check_default_position_settings
+from posemb_cli.run.report import BenchReport
 
 _SIZE_FLAGS = "--vocab/--dim/--batch/--seq-len"
 _INT64 = 8
@@ -106,8 +105,8 @@ def _bench_dim(config, schemes, device, dtype, *, warmup, repeats, tick) -> list
         composer = EmbeddingComposer(token, build_scheme(name, config, device=device, dtype=dtype))
         position_bytes = _distinct_elements(composer.position(seq_len)) * element  # a zero view reads one
         timings = time_side_by_side({
-            "forward": lambda: composer(ids, out=out),
-            "fresh_output": lambda: composer(ids),
+            "forward": lambda composer=composer: composer(ids, out=out),
+            "fresh_output": lambda composer=composer: composer(ids),
             "copy": lambda: target.copy_(source),
         }, device=device, warmup=warmup, repeats=repeats, progress=tick)
         moved = 2 * output_bytes + position_bytes + ids.numel() * _INT64  # rows read + output written
@@ -119,7 +118,7 @@ def _bench_dim(config, schemes, device, dtype, *, warmup, repeats, tick) -> list
 def _distinct_elements(tensor) -> int:
     """Elements a read of ``tensor`` touches: broadcast (stride-0) dimensions count once."""
     count = 1
-    for size, stride in zip(tensor.shape, tensor.stride()):
+    for size, stride in zip(tensor.shape, tensor.stride(), strict=True):
         if stride != 0:
             count *= size
     return count

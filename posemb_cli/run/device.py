@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     import torch
 
 
-def resolve_device(spec: str) -> "torch.device":
+def resolve_device(spec: str) -> torch.device:
     """Turn ``auto|cpu|cuda|cuda:N`` into a concrete, available torch device."""
     import torch
 
@@ -25,7 +25,7 @@ def resolve_device(spec: str) -> "torch.device":
     return torch.device("cuda", index)
 
 
-def synchronize(device: "torch.device") -> None:
+def synchronize(device: torch.device) -> None:
     """Wait for queued kernels, so that a timer reads finished work."""
     import torch
 

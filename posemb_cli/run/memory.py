@@ -37,7 +37,7 @@ def estimate_bytes(config: EmbeddingConfig, schemes: tuple[str, ...]) -> int:
     return total
 
 
-def available_bytes(device: "torch.device") -> int | None:
+def available_bytes(device: torch.device) -> int | None:
     """Free memory on the device that will hold the tensors, or None when unknown."""
     if device.type == "cuda":
         import torch
@@ -65,7 +65,7 @@ def format_bytes(count: float) -> str:
     raise AssertionError("unreachable")
 
 
-def require_fits(needed: int, device: "torch.device", *, flags: str) -> None:
+def require_fits(needed: int, device: torch.device, *, flags: str) -> None:
     """Raise PosembError, with the estimate, when ``needed`` bytes exceed what is free."""
     free = available_bytes(device)
     if free is not None and needed > free:
@@ -74,7 +74,7 @@ def require_fits(needed: int, device: "torch.device", *, flags: str) -> None:
             f"is free on {device}; lower them")
 
 
-def estimate_bench_bytes(configs: "tuple[EmbeddingConfig, ...]", schemes: tuple[str, ...]) -> int:
+def estimate_bench_bytes(configs: tuple[EmbeddingConfig, ...], schemes: tuple[str, ...]) -> int:
     """Peak bytes of a bench run: the largest dim's compare-sized run plus the reused output and
     the copy's source and target, each (B, T, D)."""
     return max(

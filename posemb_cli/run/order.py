@@ -9,7 +9,6 @@ is rounding-level (attention is permutation-equivariant); with one it is not.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.report import OrderReport

@@ -21,7 +21,7 @@ from posemb_cli.run.config import require_finite, require_positive_int
 
 ROPE_LAYOUTS = ("interleaved", "half")
 
-__all__ = ["ROPE_LAYOUTS", "SCALING_KINDS", "check_default_position_settings", "rope_scaling_of",
+__all__ = ["ROPE_LAYOUTS", "SCALING_KINDS", "check_default_position_settings",
            "settle_position_settings", "with_position_settings"]
 
 
@@ -125,7 +125,8 @@ def settle_position_settings(config: EmbeddingConfig, *, schemes: tuple[str, ...
         _check_rope(c.dim, c.ctx, {**settings, "rope_scaling": c.rope_scaling, "base": c.base},
                     head_dim_given=c.head_dim is not None)
     if "alibi" in schemes and c.dim % c.heads:
-        raise PosembError(f"--heads {c.heads} does not divide --dim {c.dim}: each ALiBi head needs dim / heads features")
+        raise PosembError(f"--heads {c.heads} does not divide --dim {c.dim}: "
+                          "each ALiBi head needs dim / heads features")
     return dataclasses.replace(config, **settings)
 
 

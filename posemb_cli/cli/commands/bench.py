@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -14,7 +14,7 @@ from posemb_cli.run.config import parse_scheme_list
 
 Dims = Annotated[str, typer.Option("--dim", "-d", help="Comma list of model dimensions D to time.",
                                    rich_help_panel=opt.SHARED)]
-BenchSeqLen = Annotated[Optional[int], typer.Option(
+BenchSeqLen = Annotated[int | None, typer.Option(
     "--seq-len", "-t", help="Sequence length T of the random batch; default: ctx.", show_default=False)]
 Repeats = Annotated[int, typer.Option("--repeats", help="Timed calls per scheme and dim; the median is reported.")]
 Warmup = Annotated[int, typer.Option("--warmup", help="Untimed calls first (allocator, caches).")]

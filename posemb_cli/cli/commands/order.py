@@ -25,8 +25,8 @@ def order(
     \b
     Example: posemb order --schemes none,sinusoidal,rope,alibi --seq-len 16
     """
-    from posemb_cli.run.order import run_order
     from posemb_cli.run.flags import config_from_flags
+    from posemb_cli.run.order import run_order
     from posemb_cli.run.report import to_json
 
     flags = opt.plain(flags)

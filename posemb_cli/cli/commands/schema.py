@@ -10,7 +10,6 @@ from posemb_cli.cli.output import write_json
 from posemb_cli.errors import PosembError
 from posemb_cli.schemas import SCHEMA_NAMES, schema_text
 
-
 Name = Annotated[str, typer.Argument(
     metavar="NAME", help=f"The document: {', '.join(SCHEMA_NAMES)}.", show_default=False)]
 

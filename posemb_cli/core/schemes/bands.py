@@ -35,4 +35,5 @@ class Band:
 def bands_of(inv_freq: Sequence[float], unscaled: Sequence[float] | None = None) -> list[Band]:
     """Bands from the frequencies as used and, when they were scaled, the ones before scaling."""
     before = [None] * len(inv_freq) if unscaled is None else list(unscaled)
-    return [Band(pair, used, 2 * math.pi / used, plain) for pair, (used, plain) in enumerate(zip(inv_freq, before))]
+    pairs = enumerate(zip(inv_freq, before, strict=True))
+    return [Band(pair, used, 2 * math.pi / used, plain) for pair, (used, plain) in pairs]

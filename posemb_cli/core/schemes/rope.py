@@ -18,9 +18,9 @@ import math
 import torch
 from torch import nn
 
-from posemb_cli.core.schemes.rope_scaling import RopeScaling, rope_frequencies
 from posemb_cli.core.schemes.bands import Band, bands_of
 from posemb_cli.core.schemes.base import InAttention
+from posemb_cli.core.schemes.rope_scaling import RopeScaling, rope_frequencies
 from posemb_cli.core.settings import EmbeddingConfig
 
 _PROBE_FEATURES = 1024  # N * D of the probe signal: N = clamp(1024 // D, 1, 8)
