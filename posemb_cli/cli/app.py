@@ -19,6 +19,7 @@ from posemb_cli.cli.commands.bench import bench
 from posemb_cli.cli.commands.compare import compare
 from posemb_cli.cli.commands.inspect import inspect
 from posemb_cli.cli.commands.order import order
+from posemb_cli.cli.commands.precision import precision
 from posemb_cli.cli.commands.sweep import sweep
 from posemb_cli.errors import PosembError
 
@@ -108,6 +109,7 @@ app.command("inspect")(inspect)
 app.command("order")(order)
 app.command("bench")(bench)
 app.command("sweep")(sweep)
+app.command("precision")(precision)
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from posemb_cli.render.context_bound import context_bound_cell, context_bound_line
 from posemb_cli.render.format import general
 from posemb_cli.run.report import SchemeReport
 
@@ -75,6 +76,7 @@ def signal_comparison(results: list[SchemeReport]) -> Table:
         ("max |q·k−f(m−n)|", lambda e: general(e["relative_deviation"])),
         ("largest |q·k|", lambda e: general(e["relative_scale"])),
         ("full turns in ctx", lambda e: str(e["full_turn_pairs"]) if "full_turn_pairs" in e else "–"),
+        ("first Σcos(mθ) < 0", context_bound_cell),
     )
     for label, cell in rows:
         table.add_row(label, *(cell(result.extra) for result in results))
@@ -146,6 +148,7 @@ def inspect_parts(result: SchemeReport) -> list:
         parts.append(alibi_table(result))
     if extra.get("long_term_decay"):
         parts.append(decay_curve(result))
+    parts += [line for line in (context_bound_line(extra),) if line is not None]
     parts += [scorecard_detail(result), scorecard_notes(result)]
     return parts
 

@@ -2,7 +2,7 @@
 
 Keys (the JSON contract in DESIGN.md): ``acts_on``, ``relative_deviation``,
 ``scorecard`` and ``long_term_decay`` (null without frequencies) for every
-scheme; ``full_turn_pairs`` for frequency schemes; ``attention_factor`` for rope; ``slopes`` and
+scheme; ``full_turn_pairs`` and ``context_bound`` for frequency schemes; ``attention_factor`` for rope; ``slopes`` and
 ``attention_bias`` for alibi.
 """
 
@@ -15,6 +15,7 @@ import torch
 from posemb_cli.measures.decay import full_turn_pairs, long_term_decay
 from posemb_cli.measures.relative import probe_vectors, relative_deviation
 from posemb_cli.measures.scorecard import scorecard
+from posemb_cli.run.context_bound import context_bound
 
 _INPUT = "input"
 _PROBE_SEED = 3  # offset from --seed of the q/k pair of the relative checks
@@ -40,6 +41,9 @@ def position_extras(position, config, *, rebuild: Callable | None = None) -> dic
         if bands:
             extra["long_term_decay"] = long_term_decay([band["inv_freq"] for band in bands], int(position.max_ctx))
             extra["full_turn_pairs"] = full_turn_pairs(bands, int(position.max_ctx))
+            bound = context_bound(position, int(position.max_ctx))
+            if bound is not None:
+                extra["context_bound"] = bound
         else:  # DESIGN.md names the key for every scheme; the RoFormer bound needs frequencies: null
             extra["long_term_decay"] = None
         if hasattr(position, "attention_factor"):
