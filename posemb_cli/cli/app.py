@@ -19,6 +19,7 @@ from posemb_cli.cli.commands.bench import bench
 from posemb_cli.cli.commands.compare import compare
 from posemb_cli.cli.commands.inspect import inspect
 from posemb_cli.cli.commands.order import order
+from posemb_cli.cli.commands.padding import padding
 from posemb_cli.cli.commands.precision import precision
 from posemb_cli.cli.commands.sweep import sweep
 from posemb_cli.errors import PosembError
@@ -110,6 +111,7 @@ app.command("order")(order)
 app.command("bench")(bench)
 app.command("sweep")(sweep)
 app.command("precision")(precision)
+app.command("padding")(padding)
 
 
 def main() -> None:

@@ -47,7 +47,7 @@ def subcommands() -> list[str]:
 
 
 def test_every_documented_command_is_registered():
-    assert set(subcommands()) == {"compare", "inspect", "order", "bench", "sweep", "precision"}
+    assert set(subcommands()) == {"compare", "inspect", "order", "bench", "sweep", "precision", "padding"}
 
 
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["--version"], []])
