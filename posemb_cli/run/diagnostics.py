@@ -2,7 +2,7 @@
 
 Keys (the JSON contract in DESIGN.md): ``acts_on``, ``relative_deviation``,
 ``scorecard`` and ``long_term_decay`` (null without frequencies) for every
-scheme; ``full_turn_pairs`` and ``context_bound`` for frequency schemes; ``attention_factor`` for rope; ``slopes`` and
+scheme; ``full_turn_pairs`` and ``context_bound`` for frequency schemes; ``spectrum`` for learned and checkpoint tables; ``attention_factor`` for rope; ``slopes`` and
 ``attention_bias`` for alibi.
 """
 
@@ -15,6 +15,7 @@ import torch
 from posemb_cli.measures.decay import full_turn_pairs, long_term_decay
 from posemb_cli.measures.relative import probe_vectors, relative_deviation
 from posemb_cli.measures.scorecard import scorecard
+from posemb_cli.measures.spectrum import table_spectrum
 from posemb_cli.run.context_bound import context_bound
 
 _INPUT = "input"
@@ -46,6 +47,8 @@ def position_extras(position, config, *, rebuild: Callable | None = None) -> dic
                 extra["context_bound"] = bound
         else:  # DESIGN.md names the key for every scheme; the RoFormer bound needs frequencies: null
             extra["long_term_decay"] = None
+            if extra["acts_on"] == _INPUT:  # a learned or checkpoint table: what its rows learned
+                extra["spectrum"] = table_spectrum(table).to_dict()
         if hasattr(position, "attention_factor"):
             extra["attention_factor"] = float(position.attention_factor)
         if hasattr(position, "slopes"):

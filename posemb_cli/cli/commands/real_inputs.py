@@ -84,6 +84,10 @@ def picture_observer(*, terminal: bool, plot: str | None) -> Callable | None:
             figures["heatmap"] = heatmap_of_rows(read, rows, dim, heatmap_cells_for_width(width, rows))
         if plot is not None:
             figures["plot_heatmap"] = heatmap_of_rows(read, rows, dim, PLOT_CELLS)
+        if fingerprint is None and getattr(position, "acts_on", "input") == "input" and not position.bands():
+            from posemb_cli.measures.spectrum import table_spectrum
+
+            figures["spectrum_scores"] = table_spectrum(table).scores  # (L, k): a learned or checkpoint table
         return figures
 
     return observe
