@@ -47,7 +47,8 @@ def subcommands() -> list[str]:
 
 
 def test_every_documented_command_is_registered():
-    assert set(subcommands()) == {"compare", "inspect", "order", "bench", "sweep", "precision", "padding"}
+    assert set(subcommands()) == {"compare", "inspect", "order", "bench", "sweep", "precision", "padding",
+                                 "doctor"}
 
 
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["--version"], []])

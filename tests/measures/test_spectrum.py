@@ -38,7 +38,7 @@ def test_exact_route_matches_numpy_svd_and_fft():
     np.testing.assert_allclose(got.explained_variance, explained, rtol=1e-10)
     np.testing.assert_allclose(np.abs(got.scores), np.abs(scores), atol=1e-9)
     np.testing.assert_allclose(got.periods, periods)
-    assert got.frequency_bins == [int(round(300 / p)) for p in periods]
+    assert got.frequency_bins == [round(300 / p) for p in periods]
 
 
 def test_randomized_route_matches_numpy_on_separated_components(monkeypatch):
