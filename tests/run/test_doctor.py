@@ -65,7 +65,10 @@ def test_misspelt_field_is_an_error_naming_it(tmp_path):
     assert found["unknown-field"]["severity"] == "error"
     assert "orignal_max_position_embeddings" in found["unknown-field"]["message"]
     assert "'original_max_position_embeddings'" in found["unknown-field"]["fix"]
-    assert found["missing-field"]["severity"] == "error"
+    assert found["missing-field"]["severity"] == "warning"  # loaders infer it from max_position_embeddings
+    found = ids(doctor(tmp_path, {**SMALL, "rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+                                                             "original_max_position_embeddings": 256}}, code=3))
+    assert found["missing-field"]["severity"] == "error" and "low_freq_factor" in found["missing-field"]["message"]
 
 
 def test_unrelated_extra_key_is_a_warning(tmp_path):

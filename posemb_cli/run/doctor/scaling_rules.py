@@ -35,6 +35,12 @@ def _keys(model: ModelFields) -> list[Finding]:
                                  f"remove {key!r} or check the rope_type"))
     missing = REQUIRED[rope_type] - set(model.block) - {"rope_type"}
     for key in sorted(missing):
+        if rope_type == "yarn" and key == "original_max_position_embeddings":  # loaders infer it
+            found.append(Finding("missing-field", "warning",
+                                 f"{model.label(key, in_block=True)} is missing: loaders take max_position_embeddings "
+                                 "as the trained length, so the yarn stretch starts from the extended context",
+                                 f"add {key!r} with the length the model was trained at"))
+            continue
         found.append(Finding("missing-field", "error",
                              f"{model.label(key, in_block=True)} is missing: {rope_type} needs it",
                              f"add {key!r} to {model.block_name}"))
