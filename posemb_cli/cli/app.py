@@ -1,6 +1,7 @@
 """The Typer app: joins the subcommands and turns every failure into an exit status.
 
-Exit status: 0 done; 2 bad usage or bad input (one line on stderr); 1 an
+Exit status: 0 done; 2 bad usage or bad input (one line on stderr); 3 ``doctor``
+found an error (its report is printed; ``typer.Exit(3)`` passes through); 1 an
 unexpected failure (a short message; the traceback only under --debug).
 """
 
@@ -17,8 +18,11 @@ from typer.core import TyperGroup
 from posemb_cli import __version__
 from posemb_cli.cli.commands.bench import bench
 from posemb_cli.cli.commands.compare import compare
+from posemb_cli.cli.commands.doctor import doctor
 from posemb_cli.cli.commands.inspect import inspect
 from posemb_cli.cli.commands.order import order
+from posemb_cli.cli.commands.padding import padding
+from posemb_cli.cli.commands.precision import precision
 from posemb_cli.cli.commands.schema import schema
 from posemb_cli.cli.commands.sweep import sweep
 from posemb_cli.errors import PosembError
@@ -116,6 +120,9 @@ app.command("order")(order)
 app.command("bench")(bench)
 app.command("sweep")(sweep)
 app.command("schema")(schema)
+app.command("precision")(precision)
+app.command("padding")(padding)
+app.command("doctor")(doctor)
 
 
 def main() -> None:

@@ -1,4 +1,15 @@
-"""Dtype rules: the four dtypes a table may take, by name, and their sizes (no torch at import)."""
+"""Dtype rules: the four dtypes a table may take, by name, their sizes, and how a signal is computed in each.
+
+A frequency signal (sinusoidal table, RoPE cos/sin) follows one recipe per dtype,
+stated in every JSON ``config`` as ``signal_recipe``:
+
+- ``float64``: positions, frequencies, angles and cos/sin in float64.
+- ``float64-angles`` (float32): angles formed in float64 (RoPE reduces them mod 2 pi there),
+  cos/sin then taken or cast to float32.
+- ``cast`` (bfloat16, float16): positions, frequencies, their product and cos/sin in float32,
+  the result cast to the dtype, as careful implementations do; ``posemb precision``
+  measures this recipe and the ``native`` one (everything held in the dtype) per dtype.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +21,9 @@ if TYPE_CHECKING:
 DTYPES = ("float32", "float64", "float16", "bfloat16")
 _SIZES = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2}
 
-__all__ = ["DTYPES", "dtype_size", "resolve_dtype"]
+SIGNAL_RECIPES = {"float64": "float64", "float32": "float64-angles", "bfloat16": "cast", "float16": "cast"}
+
+__all__ = ["DTYPES", "SIGNAL_RECIPES", "dtype_size", "resolve_dtype", "signal_recipe", "uses_cast_recipe"]
 
 
 def resolve_dtype(name: str) -> torch.dtype:
@@ -28,3 +41,15 @@ def resolve_dtype(name: str) -> torch.dtype:
 def dtype_size(name: str) -> int:
     """Bytes per element of a dtype name, without importing torch."""
     return _SIZES[name]
+
+
+def signal_recipe(name: str) -> str:
+    """The recipe a frequency signal follows in dtype ``name`` (see the module docstring)."""
+    return SIGNAL_RECIPES[name]
+
+
+def uses_cast_recipe(dtype: torch.dtype) -> bool:
+    """True for the 16-bit dtypes, whose signal is computed in float32 and cast."""
+    import torch
+
+    return dtype in (torch.bfloat16, torch.float16)

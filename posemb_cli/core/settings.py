@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from posemb_cli.core.dtypes import SIGNAL_RECIPES
+
 SCALING_KINDS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
 NEEDS_ORIGINAL_CTX = ("dynamic", "yarn", "llama3")
 
@@ -59,7 +61,7 @@ class EmbeddingConfig:
     heads: int = 8
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "signal_recipe": SIGNAL_RECIPES.get(self.dtype)}
 
 
 def rope_scaling_of(config: EmbeddingConfig) -> RopeScaling:

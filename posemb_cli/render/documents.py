@@ -8,6 +8,7 @@ from posemb_cli.render.format import header
 from posemb_cli.render.pictures import pictures
 from posemb_cli.render.position import compare_parts, inspect_parts
 from posemb_cli.render.source import source_line
+from posemb_cli.render.spectrum import spectrum_parts
 from posemb_cli.render.tables import (
     bands_table,
     decay_comparison,
@@ -35,6 +36,7 @@ def render_inspect(report: InspectReport) -> Group:
     if result.bands:
         parts.append(bands_table(result, report.config["ctx"]))
     parts.extend(inspect_parts(result))
+    parts.extend(spectrum_parts(result))
     if result.pictures.get("heatmap") is not None:  # pictures were asked for (not --json, not --no-plot)
         parts.extend(pictures(result))
     return Group(*parts)

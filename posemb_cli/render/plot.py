@@ -12,6 +12,7 @@ import math
 import os
 
 from posemb_cli.errors import PosembError
+from posemb_cli.render.spectrum_plot import has_spectrum, spectrum_axes
 from posemb_cli.run.report import SchemeReport
 
 FORMATS = (".png", ".svg")
@@ -116,8 +117,9 @@ def write_plot(path: str, results: list[SchemeReport], title: str) -> None:
     shown = results[:_MAX_HEATMAPS]
     columns = len(shown) + 1  # the heatmaps, then the bands
     half = columns // 2
-    figure = plt.figure(figsize=(4.4 * columns, 8.0), layout="constrained")
-    grid = figure.add_gridspec(2, columns)
+    spectrum = has_spectrum(results)  # learned or checkpoint tables: a third row for their components
+    figure = plt.figure(figsize=(4.4 * columns, 12.0 if spectrum else 8.0), layout="constrained")
+    grid = figure.add_gridspec(3 if spectrum else 2, columns)
     image = None
     for index, result in enumerate(shown):
         image = _heatmap_axes(figure.add_subplot(grid[0, index]), result) or image
@@ -126,6 +128,8 @@ def write_plot(path: str, results: list[SchemeReport], title: str) -> None:
     _bands_axes(figure.add_subplot(grid[0, columns - 1]), results)
     _decay_axes(figure.add_subplot(grid[1, :half]), results)
     _profile_axes(figure.add_subplot(grid[1, half:]), results)
+    if spectrum:
+        spectrum_axes(figure.add_subplot(grid[2, :]), results)
     figure.suptitle(title)
     try:
         figure.savefig(path, metadata={"Date": None} if path.lower().endswith(".svg") else None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from posemb_cli.render.context_bound import context_bound_cell, context_bound_line
 from posemb_cli.render.format import general
 from posemb_cli.run.report import SchemeReport, SignalFigures
 
@@ -81,6 +82,7 @@ def signal_comparison(results: list[SchemeReport]) -> Table:
         ("max |q·k−f(m−n)|", lambda s: general(s.relative.deviation)),
         ("largest |q·k|", lambda s: general(s.relative.scale)),
         ("full turns in ctx", lambda s: "–" if s.full_turn_pairs is None else str(s.full_turn_pairs)),
+        ("first Σcos(mθ) < 0", context_bound_cell),
     )
     for label, cell in rows:
         table.add_row(label, *(cell(_figures(result)) for result in results))
@@ -154,6 +156,7 @@ def inspect_parts(result: SchemeReport) -> list:
         parts.append(alibi_table(result))
     if figures.long_term_decay:
         parts.append(decay_curve(result))
+    parts += [line for line in (context_bound_line(figures),) if line is not None]
     parts += [scorecard_detail(result), scorecard_notes(result)]
     return parts
 

@@ -5,29 +5,11 @@ flags -> config -> composer on a device -> batch -> forward -> metrics -> report
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 from posemb_cli.core.settings import EmbeddingConfig
-from posemb_cli.errors import PosembError
-from posemb_cli.run.memory import estimate_bytes, require_fits
+from posemb_cli.run.preparation import prepare
 from posemb_cli.run.report import CompareReport, InspectReport, ParamCounts, SchemeReport, SignalFigures
-from posemb_cli.sources.ids import random_ids, read_ids
-
-_SIZE_FLAGS = "--vocab/--dim/--ctx/--batch/--seq-len"
-
-
-def _load_batch(config: EmbeddingConfig):
-    """Return the config with B and T taken from --ids (when given) and the (B, T) ids on the CPU."""
-    import torch
-
-    if config.ids is None:
-        return config, random_ids(config.batch, config.seq_len, config.vocab, seed=config.seed + 2)
-    ids = read_ids(config.ids, config.vocab)
-    batch, seq_len = ids.shape
-    if seq_len > config.ctx:
-        raise PosembError(f"--ids {config.ids}: sequence length {seq_len} exceeds --ctx {config.ctx}")
-    return dataclasses.replace(config, batch=batch, seq_len=seq_len), torch.from_numpy(ids)
 
 
 def _measure(name: str, config, token, ids, *, device, dtype, progress, given_table=None, observe=None) -> SchemeReport:
@@ -108,23 +90,8 @@ def run_schemes(
     Returns:
         The effective config (device resolved, B and T from --ids) and one report per scheme.
     """
-    import torch
-
-    from posemb_cli.core.dtypes import resolve_dtype
-    from posemb_cli.core.embeddings import TokenEmbedding
-    from posemb_cli.run.device import resolve_device
-    from posemb_cli.run.position_config import settle_position_settings
-
-    config = settle_position_settings(config, schemes=schemes)  # RoPE/ALiBi defaults filled, however called
-    config, ids = _load_batch(config)
-    device = resolve_device(config.device)
-    config = dataclasses.replace(config, device=str(device))
-    require_fits(estimate_bytes(config, schemes), device, flags=_SIZE_FLAGS)
-    dtype = resolve_dtype(config.dtype)
-    token = TokenEmbedding(
-        config.vocab, config.dim, config.init_std,
-        generator=torch.Generator().manual_seed(config.seed), device=device, dtype=dtype)
-    ids = ids.to(device)
+    run = prepare(config, schemes)
+    config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
     reports = []
     for name in schemes:
         advance = None

@@ -14,6 +14,8 @@ from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.measures.decay import full_turn_pairs, long_term_decay
 from posemb_cli.measures.relative import probe_vectors, relative_deviation
 from posemb_cli.measures.scorecard import scorecard
+from posemb_cli.measures.spectrum import table_spectrum
+from posemb_cli.run.context_bound import context_bound
 from posemb_cli.run.report import SignalFigures
 
 _PROBE_SEED = 3  # offset from --seed of the q/k pair of the relative checks
@@ -53,4 +55,6 @@ def signal_figures(
             slopes=position.slopes.tolist() if isinstance(position, BiasScheme) else None,
             attention_bias=(position.bias_at_offsets(config.max_offset) if isinstance(position, BiasScheme)
                             else None),
+            context_bound=None if frequencies is None else context_bound(position, ctx),
+            spectrum=table_spectrum(table) if frequencies is None and position.acts_on == "input" else None,
         )

@@ -8,8 +8,6 @@ is rounding-level (attention is permutation-equivariant); with one it is not.
 
 from __future__ import annotations
 
-import dataclasses
-
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.report import OrderReport
 
@@ -41,25 +39,17 @@ def run_order(config: EmbeddingConfig, schemes: tuple[str, ...]) -> OrderReport:
         permutation_gap,
         rms_normalize,
     )
-    from posemb_cli.core.dtypes import resolve_dtype
-    from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
+    from posemb_cli.core.embeddings import EmbeddingComposer
     from posemb_cli.core.schemes import build_scheme
     from posemb_cli.core.schemes.protocols import BiasScheme, RotaryScheme
-    from posemb_cli.run.analysis import _load_batch
-    from posemb_cli.run.device import resolve_device
-    from posemb_cli.run.memory import estimate_bytes, require_fits
-    from posemb_cli.run.position_config import settle_position_settings
+    from posemb_cli.run.preparation import prepare
 
-    config, ids = _load_batch(settle_position_settings(config, schemes=schemes))
-    device = resolve_device(config.device)
-    config = dataclasses.replace(config, device=str(device))
-    scores = 6 * config.batch * config.seq_len * config.seq_len * 8  # scores, weights and their float64 gaps
-    require_fits(estimate_bytes(config, schemes) + scores, device, flags="--batch/--seq-len/--dim/--ctx/--vocab")
-    dtype = resolve_dtype(config.dtype)
+    def scores(settled: EmbeddingConfig) -> int:  # scores, weights and their float64 gaps
+        return 6 * settled.batch * settled.seq_len * settled.seq_len * 8
+
+    run = prepare(config, schemes, extra_bytes=scores, flags="--batch/--seq-len/--dim/--ctx/--vocab")
+    config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
     compute = torch.float64 if dtype == torch.float64 else torch.float32
-    token = TokenEmbedding(config.vocab, config.dim, config.init_std,
-                           generator=torch.Generator().manual_seed(config.seed), device=device, dtype=dtype)
-    ids = ids.to(device)
     weights = attention_weights(config.dim, seed=config.seed + _WEIGHT_SEED, dtype=compute, device=device)
     permutation = _permutation(ids.shape[1], config.seed + _PERMUTATION_SEED).to(device)
     rounding = _EQUIVARIANT_EPS * torch.finfo(compute).eps

@@ -11,6 +11,8 @@ from posemb_cli.core.schemes.bands import Band
 from posemb_cli.measures.decay import DecayPoint
 from posemb_cli.measures.relative import RelativeDeviation
 from posemb_cli.measures.scorecard import Scorecard
+from posemb_cli.measures.spectrum import Spectrum
+from posemb_cli.run.context_bound import ContextBound
 
 INSPECT_SCHEMA = "posemb.inspect/1"
 COMPARE_SCHEMA = "posemb.compare/1"
@@ -49,6 +51,8 @@ class SignalFigures:
         slopes: one per head (alibi only).
         attention_bias: the bias per head at offsets 0..K (alibi only).
         scorecard: the five properties of the position signal.
+        context_bound: where the cosine sum of the frequencies first goes negative (frequency schemes).
+        spectrum: the principal components of an additive table without frequencies (learned, checkpoint).
     """
 
     acts_on: str
@@ -59,6 +63,8 @@ class SignalFigures:
     attention_factor: float | None = None
     slopes: list[float] | None = None
     attention_bias: list[dict] | None = None
+    context_bound: ContextBound | None = None
+    spectrum: Spectrum | None = None
 
     def to_dict(self) -> dict:
         out: dict = {"acts_on": self.acts_on, **self.relative.to_dict(),
@@ -66,6 +72,10 @@ class SignalFigures:
                      else [point.to_dict() for point in self.long_term_decay]}
         if self.full_turn_pairs is not None:
             out["full_turn_pairs"] = self.full_turn_pairs
+        if self.context_bound is not None:
+            out["context_bound"] = self.context_bound.to_dict()
+        if self.spectrum is not None:
+            out["spectrum"] = self.spectrum.to_dict()
         if self.attention_factor is not None:
             out["attention_factor"] = self.attention_factor
         if self.slopes is not None:

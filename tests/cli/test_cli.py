@@ -111,9 +111,17 @@ def test_other_dtypes(dtype):
     doc = run_json("inspect", "--dim", "64", "--ctx", "512", "--dtype", dtype)
     assert doc["config"]["dtype"] == dtype
     assert doc["neighbour_similarity"][0]["mean"] == pytest.approx(0.9662, abs=5e-3)
-    # The table computed in float64 and cast to the dtype: the cosines of exactly those values
+    assert doc["config"]["signal_recipe"] == ("float64" if dtype == "float64" else "cast")
+    # float64: the table computed in float64. 16-bit dtypes follow the cast recipe: float32 angles
+    # p * inv_freq and sin/cos in float32, cast to the dtype. The cosines of exactly those values
     # (products of low-precision rows are taken in float32, hence 1e-6; float64 stays float64).
-    cast = torch.from_numpy(sinusoidal_table(512, 64)).to(getattr(torch, dtype)).double().numpy()
+    if dtype == "float64":
+        values = sinusoidal_table(512, 64)
+    else:
+        inv_freq = (1.0 / 10000.0 ** (2.0 * (np.arange(64) // 2) / 64)).astype(np.float32)
+        angles = np.arange(512, dtype=np.float32)[:, None] * inv_freq[None, :]
+        values = np.where(np.arange(64) % 2 == 0, np.sin(angles), np.cos(angles)).astype(np.float32)
+    cast = torch.from_numpy(values).to(getattr(torch, dtype)).double().numpy()
     tol = 1e-12 if dtype == "float64" else 1e-6
     for got, want in zip(doc["neighbour_similarity"], neighbour_cosines(cast, 8), strict=True):
         for key in ("mean", "min", "max"):

@@ -47,7 +47,8 @@ def subcommands() -> list[str]:
 
 
 def test_every_documented_command_is_registered():
-    assert set(subcommands()) == {"compare", "inspect", "order", "bench", "sweep", "schema"}
+    assert set(subcommands()) == {"compare", "inspect", "order", "bench", "sweep", "schema", "precision", "padding",
+                                 "doctor"}
 
 
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["--version"], []])

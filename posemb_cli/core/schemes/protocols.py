@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+import numpy as np
 import torch
 
 from posemb_cli.core.schemes.bands import Band
 
-__all__ = ["AttentionScheme", "BiasScheme", "PositionScheme", "RotaryScheme"]
+__all__ = ["AttentionScheme", "BiasScheme", "FrequencyScheme", "PositionScheme", "RotaryScheme"]
 
 
 @runtime_checkable
@@ -52,6 +53,17 @@ class PositionScheme(Protocol):
 
     def bands(self) -> list[Band] | None:
         """One band per feature pair; None for a scheme without frequencies."""
+        ...
+
+
+@runtime_checkable
+class FrequencyScheme(PositionScheme, Protocol):
+    """A scheme whose signal is set by a base and the frequencies it gives (sinusoidal, rope)."""
+
+    base: float
+
+    def inv_freq_for_base(self, base: float) -> np.ndarray:
+        """The (F,) float64 frequencies in use, as they would be with ``base`` and every other setting kept."""
         ...
 
 

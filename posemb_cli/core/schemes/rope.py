@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 from torch import nn
 
+from posemb_cli.core.dtypes import uses_cast_recipe
 from posemb_cli.core.schemes.bands import Band, bands_of
 from posemb_cli.core.schemes.base import InAttention
 from posemb_cli.core.schemes.rope_scaling import RopeScaling, rope_frequencies
@@ -94,15 +96,23 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
     def rotate(self, x: torch.Tensor, positions: torch.Tensor, *, seq_len: int | None = None) -> torch.Tensor:
         """Rotate ``x`` (..., T, D) at ``positions`` (T,) pair by pair; times the attention factor.
 
-        Angles are formed in float64; the product runs in float32 (float64 for float64 input).
+        Angles are formed in float64 (float32 and float64); in bfloat16 and float16 the ``cast``
+        recipe applies: float32 angles and cos/sin, held in the dtype. The product runs in
+        float32 (float64 for float64 input).
         ``seq_len`` (default: the largest position + 1) sizes dynamic NTK.
         """
         if seq_len is None:
             seq_len = int(positions.max()) + 1 if positions.numel() else 1
-        angles = positions.to(torch.float64)[:, None] * self.frequencies(seq_len).to(positions.device)  # (T, h)
+        frequencies = self.frequencies(seq_len).to(positions.device)  # (h,) float64
         compute = _compute_dtype(x.dtype)
-        cos = (torch.cos(angles) * self.attention_factor).to(compute)[:, None, :]  # (T, 1, h)
-        sin = (torch.sin(angles) * self.attention_factor).to(compute)[:, None, :]
+        if uses_cast_recipe(self.dtype):  # the cast recipe: float32 angles and cos/sin, held in the dtype
+            angles = positions.to(torch.float32)[:, None] * frequencies.to(torch.float32)  # (T, h)
+            cos = (torch.cos(angles) * self.attention_factor).to(self.dtype).to(compute)[:, None, :]  # (T, 1, h)
+            sin = (torch.sin(angles) * self.attention_factor).to(self.dtype).to(compute)[:, None, :]
+        else:
+            angles = positions.to(torch.float64)[:, None] * frequencies  # (T, h)
+            cos = (torch.cos(angles) * self.attention_factor).to(compute)[:, None, :]  # (T, 1, h)
+            sin = (torch.sin(angles) * self.attention_factor).to(compute)[:, None, :]
         heads = x.to(compute).reshape(*x.shape[:-1], self.dim // self.head_dim, self.head_dim)  # (..., T, H, hd)
         half = self.head_dim // 2
         if self.layout == "interleaved":
@@ -131,12 +141,19 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
         steps = torch.remainder(torch.arange(step, dtype=torch.float64, device=device)[:, None] * frequencies,
                                 2 * math.pi)  # (b, h): angle(j)
         first_probe, second_probe = self._pairs(self.probes)  # (N, H, h) each
+        cast = uses_cast_recipe(self.dtype)
         out = torch.empty(stop - start, count * self.dim, dtype=compute, device=device)
         for first in range(start, stop, step):
             rows = min(step, stop - first)
-            base = torch.remainder(first * frequencies, 2 * math.pi)  # (h,) float64
-            angles = (steps[:rows] + base).to(compute)[:, None, None, :]  # (b, 1, 1, h)
-            cos, sin = torch.cos(angles), torch.sin(angles)
+            if cast:  # float32 positions times float32 frequencies, cos/sin held in the dtype
+                where = torch.arange(first, first + rows, dtype=torch.float64, device=device).to(torch.float32)
+                angles = (where[:, None] * frequencies.to(torch.float32))[:, None, None, :]  # (b, 1, 1, h)
+                cos, sin = (torch.cos(angles).to(self.dtype).to(compute),
+                            torch.sin(angles).to(self.dtype).to(compute))
+            else:
+                base = torch.remainder(first * frequencies, 2 * math.pi)  # (h,) float64
+                angles = (steps[:rows] + base).to(compute)[:, None, None, :]  # (b, 1, 1, h)
+                cos, sin = torch.cos(angles), torch.sin(angles)
             first_out, second_out = self._pairs(out[first - start:first - start + rows].view(rows, count, self.dim))
             first_out.copy_(cos * first_probe - sin * second_probe)  # (b, N, H, h)
             second_out.copy_(sin * first_probe + cos * second_probe)
@@ -158,6 +175,10 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
         rotated_q = self.rotate(q.expand(m.shape[0], -1), m, seq_len=self.max_ctx)  # (P, D)
         rotated_k = self.rotate(k.expand(n.shape[0], -1), n, seq_len=self.max_ctx)
         return (rotated_q * rotated_k).sum(-1)
+
+    def inv_freq_for_base(self, base: float) -> np.ndarray:
+        """(h,) float64 frequencies as used (this head size, scaling and context) with another ``base``."""
+        return rope_frequencies(self.head_dim, base, self.scaling, seq_len=self.max_ctx)[1]
 
     def bands(self) -> list[Band]:
         """Per pair of one head: the frequency as used (after scaling), its wavelength, and the unscaled one."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import nn
 
+from posemb_cli.core.dtypes import uses_cast_recipe
 from posemb_cli.core.schemes.bands import Band, bands_of
 from posemb_cli.core.schemes.base import AdditiveTable, check_length
 from posemb_cli.core.settings import EmbeddingConfig
@@ -13,8 +15,10 @@ from posemb_cli.core.settings import EmbeddingConfig
 class SinusoidalPositionalEmbedding(AdditiveTable, nn.Module):
     """The (L, D) table ``angle = p / base ** (2 * (i // 2) / D)``; sin on even i, cos on odd i.
 
-    Angles are computed in float64 and cast afterwards, so that positions in the
-    hundreds of thousands stay accurate in any dtype. Any D >= 1 works: the
+    In float32 and float64 the angles are computed in float64 and the table cast
+    afterwards, so that positions in the hundreds of thousands stay accurate. In
+    bfloat16 and float16 the table follows the ``cast`` recipe (``core.dtypes``):
+    positions times frequencies and sin/cos in float32, the result cast. Any D >= 1 works: the
     formula is per feature, so an odd D ends with a lone sin feature.
     """
 
@@ -40,12 +44,17 @@ class SinusoidalPositionalEmbedding(AdditiveTable, nn.Module):
         table = torch.empty(self.max_ctx, self.dim, device=device, dtype=dtype)
         features = torch.arange(self.dim, device=device)
         denominators = self.base ** (2.0 * (features // 2).to(torch.float64) / self.dim)  # (D,)
+        cast = uses_cast_recipe(dtype)
+        inv_freq = (1.0 / denominators).to(torch.float32)  # (D,): the cast recipe's frequencies
         # Row blocks keep the float64 angles small even for a (131072, 4096) table.
         step = max(1, (1 << 22) // self.dim)
         for start in range(0, self.max_ctx, step):
             stop = min(start + step, self.max_ctx)
             positions = torch.arange(start, stop, dtype=torch.float64, device=device)
-            angles = positions[:, None] / denominators[None, :]  # (rows, D), float64
+            if cast:
+                angles = positions.to(torch.float32)[:, None] * inv_freq[None, :]  # (rows, D), float32
+            else:
+                angles = positions[:, None] / denominators[None, :]  # (rows, D), float64
             table[start:stop, 0::2] = torch.sin(angles[:, 0::2]).to(dtype)
             table[start:stop, 1::2] = torch.cos(angles[:, 1::2]).to(dtype)
         return table
@@ -56,6 +65,11 @@ class SinusoidalPositionalEmbedding(AdditiveTable, nn.Module):
 
     def table(self) -> torch.Tensor:
         return self.pe  # (L, D)
+
+    def inv_freq_for_base(self, base: float) -> np.ndarray:
+        """One frequency per feature pair, 1 / base ** (2k / D), with another ``base``: (ceil(D / 2),) float64."""
+        pairs = np.arange((self.dim + 1) // 2, dtype=np.float64)
+        return 1.0 / base ** (2.0 * pairs / self.dim)
 
     def bands(self) -> list[Band]:
         """Per feature pair: its frequency and wavelength, 2 pi / frequency."""

@@ -1,0 +1,128 @@
+"""What a trained position table learned: principal components over positions and their periods.
+
+Notation: L rows (positions), D features, k components kept.
+
+The table is centred (its mean row removed) and decomposed by SVD, so each
+component is one curve over positions: ``scores[:, j] = U[:, j] * S[j]``.
+``explained_variance[j]`` is ``S[j]**2 / sum(S**2)``; ``periods[j]`` is
+``L / argmax_{f >= 1} |rfft(scores[:, j])|``, the rows per cycle of the
+component's strongest non-constant frequency. Each component's sign is fixed
+so that its largest entry is positive.
+
+Up to a budget the SVD is exact (float64). Above it, a seeded randomized
+range finder with two power iterations reads the table block by block in
+float32 (float64 for a float64 table), so no float64 copy of the table is
+ever made; the report names the method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+TOP = 8
+_EXACT_ELEMENTS = 1 << 22  # L * D up to which the SVD is exact
+_BLOCK_ELEMENTS = 1 << 22
+_OVERSAMPLE = 8
+_POWER_ITERATIONS = 2
+_SEED = 0
+
+__all__ = ["TOP", "Spectrum", "dominant_periods", "table_spectrum"]
+
+
+@dataclass(frozen=True)
+class Spectrum:
+    """The top components of a centred table; ``scores`` stays out of JSON."""
+
+    rows: int
+    explained_variance: list[float]
+    periods: list[float | None]
+    frequency_bins: list[int | None]
+    method: str
+    scores: np.ndarray  # (L, k) float64
+
+    def to_dict(self) -> dict:
+        return {"rows": self.rows, "components": len(self.explained_variance),
+                "explained_variance": self.explained_variance, "periods": self.periods,
+                "frequency_bins": self.frequency_bins, "method": self.method}
+
+
+def dominant_periods(scores: np.ndarray) -> tuple[list[float | None], list[int | None]]:
+    """Rows per cycle of each column's strongest frequency f >= 1, and f; None for fewer than 2 rows."""
+    rows = scores.shape[0]
+    if rows < 2:
+        return [None] * scores.shape[1], [None] * scores.shape[1]
+    magnitude = np.abs(np.fft.rfft(scores, axis=0))[1:]  # (L//2, k): bins 1..L//2
+    bins = [int(b) + 1 for b in magnitude.argmax(axis=0)]
+    return [rows / b for b in bins], bins
+
+
+def _blocks(rows: int, dim: int):
+    step = max(1, _BLOCK_ELEMENTS // max(dim, 1))
+    return [(start, min(rows, start + step)) for start in range(0, rows, step)]
+
+
+def _randomized(table, mean, top: int):
+    """Top singular triplets of (table - mean) by a blockwise randomized range finder: (U S, S, total)."""
+    import torch
+
+    rows, dim = table.shape
+    width = min(top + _OVERSAMPLE, rows, dim)
+    blocks = _blocks(rows, dim)
+    compute = torch.float64 if table.dtype == torch.float64 else torch.float32
+    mean = mean.to(compute)
+
+    def times(matrix):  # (X - mean) @ matrix: (L, r)
+        return torch.cat([(table[a:b].to(compute) - mean) @ matrix for a, b in blocks])
+
+    def transposed_times(matrix):  # (X - mean)^T @ matrix: (D, r)
+        out = torch.zeros(dim, matrix.shape[1], dtype=compute, device=matrix.device)
+        for a, b in blocks:
+            out += (table[a:b].to(compute) - mean).T @ matrix[a:b]
+        return out
+
+    omega = torch.randn(dim, width, generator=torch.Generator().manual_seed(_SEED), dtype=torch.float64)
+    q, _ = torch.linalg.qr(times(omega.to(device=mean.device, dtype=compute)))
+    for _ in range(_POWER_ITERATIONS):
+        z, _ = torch.linalg.qr(transposed_times(q))
+        q, _ = torch.linalg.qr(times(z))
+    small = transposed_times(q).T  # (r, D) = Q^T (X - mean)
+    u_small, singular, _ = torch.linalg.svd(small.to(torch.float64), full_matrices=False)
+    total = sum(float(((table[a:b].to(torch.float64) - mean.to(torch.float64)) ** 2).sum()) for a, b in blocks)
+    return (q.to(torch.float64) @ u_small)[:, :top] * singular[:top], singular[:top], total
+
+
+def table_spectrum(table, top: int = TOP) -> Spectrum:
+    """Principal components over the positions of an (L, D) table.
+
+    Args:
+        table: (L, D) torch tensor, any float dtype and device.
+        top: how many components to keep (fewer when the table has fewer).
+
+    Returns:
+        The spectrum: explained-variance ratios, periods and frequency bins of the top components.
+    """
+    import torch
+
+    rows, dim = table.shape
+    mean = torch.zeros(dim, dtype=torch.float64, device=table.device)
+    for a, b in _blocks(rows, dim):
+        mean += table[a:b].to(torch.float64).sum(dim=0)
+    mean /= rows
+    top = max(1, min(top, rows, dim))
+    if rows * dim <= _EXACT_ELEMENTS:
+        centred = table.to(torch.float64) - mean  # (L, D)
+        u, singular, _ = torch.linalg.svd(centred, full_matrices=False)
+        scores, total, method = u[:, :top] * singular[:top], float((singular ** 2).sum()), "exact"
+        singular = singular[:top]
+    else:
+        scores, singular, total = _randomized(table, mean, top)
+        method = "randomized"
+    scores = scores.cpu().numpy()
+    flip = np.sign(scores[np.abs(scores).argmax(axis=0), np.arange(scores.shape[1])])
+    scores = scores * np.where(flip == 0, 1.0, flip)
+    explained = [float(s) ** 2 / total if total > 0 else 0.0 for s in singular.tolist()]
+    periods, bins = dominant_periods(scores)
+    return Spectrum(rows=rows, explained_variance=explained, periods=periods, frequency_bins=bins, method=method,
+                    scores=scores)

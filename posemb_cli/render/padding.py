@@ -1,0 +1,43 @@
+"""`posemb padding` for people: per scheme, the change under left padding with each choice of position ids."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from posemb_cli.render.format import general
+from posemb_cli.run.padding import PaddingReport
+
+__all__ = ["render_padding", "why"]
+
+
+def why(result: dict, pad: int) -> str:
+    """Why a scheme is or is not invariant, from what the report says (where the position acts, which ids)."""
+    acts_on, kind = result["acts_on"], result["position_ids"]
+    if acts_on == "nothing":
+        return "no position signal: masked pads change nothing"
+    if kind == "from_mask":
+        return "real tokens keep positions 0..T-1 and pad keys are masked" if result["invariant"] else \
+            "changed although the real tokens keep their positions"
+    if acts_on == "input":
+        return f"absolute table: real tokens read rows {pad}..{pad}+T-1 instead of 0..T-1"
+    if result["invariant"]:
+        return f"scores depend on m − n only: the shift by {pad} cancels"
+    return f"{acts_on} see the shift by {pad}"
+
+
+def render_padding(report: PaddingReport) -> Group:
+    pad = report.config["pad"]
+    table = Table(title=f"Left padding with {pad} masked pad tokens: largest change of the real tokens' outputs",
+                  title_justify="left",
+                  caption="arange: ids 0..N+T-1 whatever the mask; from_mask: cumsum(mask) - 1 (pads set to 1)",
+                  caption_justify="left")
+    for name, justify in (("scheme", "left"), ("position ids", "left"), ("max |Δ|", "right"),
+                          ("relative", "right"), ("", "left"), ("why", "left")):
+        table.add_column(name, justify=justify, no_wrap=name != "why")
+    for result in report.results:
+        mark = Text("✓ invariant", style="green") if result["invariant"] else Text("✗ shifts", style="bold red")
+        table.add_row(result["scheme"], result["position_ids"], general(result["max_abs_diff"]),
+                      general(result["relative_diff"]), mark, why(result, pad))
+    return Group(table)

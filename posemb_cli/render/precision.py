@@ -1,0 +1,49 @@
+"""`posemb precision` for people: one row per dtype and recipe, then the error at log-spaced positions."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from posemb_cli.render.format import general
+from posemb_cli.run.precision import PrecisionReport
+
+_SHORT = {"float32": "fp32", "float64": "fp64", "float16": "fp16", "bfloat16": "bf16"}
+
+__all__ = ["render_precision"]
+
+
+def _summary(report: PrecisionReport) -> Table:
+    ctx = report.config["ctx"]
+    table = Table(title=f"{report.config['scheme']} signal per dtype against float64, every position below {ctx}",
+                  title_justify="left",
+                  caption="collapse: first p held equal to p+1, bit for bit; errors: the largest over every "
+                          "position and pair. native: positions, frequencies and cos/sin held in the dtype; "
+                          "cast: computed in float32, then cast. --dtype elsewhere: " + ", ".join(
+                              f"{d} {r}" for d, r in report.config["signal_recipe"].items()),
+                  caption_justify="left")
+    for name, justify in (("dtype", "left"), ("recipe", "left"), ("collapse", "right"),
+                          ("phase err (rad)", "right"), ("value err", "right")):
+        table.add_column(name, justify=justify, no_wrap=True)
+    for result in report.results:
+        collapse = (Text("never", style="green") if result.first_collapse is None
+                    else Text(f"{result.first_collapse:,}", style="bold red"))
+        table.add_row(_SHORT[result.dtype], result.recipe, collapse, general(result.max_phase_error),
+                      general(result.max_value_error))
+    return table
+
+
+def _by_position(report: PrecisionReport) -> Table:
+    table = Table(title="Phase error (rad) at log-spaced positions", title_justify="left")
+    table.add_column("position", justify="right")
+    for result in report.results:
+        table.add_column(f"{_SHORT[result.dtype]}\n{result.recipe}", justify="right", no_wrap=True)
+    for index, row in enumerate(report.results[0].by_position):
+        table.add_row(f"{row['position']:,}", *(general(result.by_position[index]["phase_error"])
+                                                 for result in report.results))
+    return table
+
+
+def render_precision(report: PrecisionReport) -> Group:
+    return Group(_summary(report), _by_position(report))

@@ -1,0 +1,53 @@
+"""A table's principal components for people: the variance and period of each, and a curve per top component.
+
+Reads the ``spectrum`` figure and, when pictures were asked for, draws its
+component scores (L, k) against position; computes nothing.
+"""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+
+from posemb_cli.measures.spectrum import Spectrum
+from posemb_cli.render.format import general
+from posemb_cli.render.pictures import sparkline
+from posemb_cli.run.report import SchemeReport
+
+CURVES = 3
+_WIDTH = 56
+
+__all__ = ["CURVES", "sampled_curve", "spectrum_parts"]
+
+
+def sampled_curve(values, width: int = _WIDTH) -> list[float]:
+    """``width`` evenly spaced samples of a curve, scaled so its largest |value| is 1."""
+    rows = len(values)
+    picks = [values[round(i * (rows - 1) / max(width - 1, 1))] for i in range(min(width, rows))]
+    scale = max(abs(float(v)) for v in values) or 1.0
+    return [float(v) / scale for v in picks]
+
+
+def _table(result: SchemeReport, spectrum: Spectrum) -> Table:
+    scores = spectrum.scores if result.pictures else None  # curves only where pictures were asked for
+    table = Table(title=f"What the table learned: principal components over its {spectrum.rows} positions "
+                        f"({spectrum.method} SVD of the centred table)", title_justify="left",
+                  caption="period: rows per cycle of the component's strongest frequency (rows / FFT bin)",
+                  caption_justify="left")
+    for name in ("component", "variance", "period (rows)", "bin"):
+        table.add_column(name, justify="right")
+    if scores is not None:
+        table.add_column("against position (scaled to ±1)", no_wrap=True)
+    for index, (share, period, frequency) in enumerate(zip(
+            spectrum.explained_variance, spectrum.periods, spectrum.frequency_bins, strict=True)):
+        curve = ()
+        if scores is not None:
+            curve = (Text(sparkline(sampled_curve(scores[:, index])), style="cyan") if index < CURVES else "",)
+        table.add_row(f"PC{index + 1}", f"{100 * share:.2f}%", general(period), str(frequency), *curve)
+    return table
+
+
+def spectrum_parts(result: SchemeReport) -> list:
+    """The spectrum table, or nothing for schemes without one."""
+    spectrum = None if result.signal is None else result.signal.spectrum
+    return [] if spectrum is None else [_table(result, spectrum)]

@@ -1,0 +1,80 @@
+"""`posemb precision`'s core: a rope or sinusoidal signal in each dtype, native and cast, against float64.
+
+The frequencies are the scheme's as used (RoPE after scaling, with dynamic NTK
+sized for ctx); the figures are ``measures.precision``'s. Any attention factor
+(YaRN) multiplies cos and sin afterwards and is left out: the figures are
+those of cos and sin themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from posemb_cli.core.dtypes import DTYPES, SIGNAL_RECIPES
+from posemb_cli.core.settings import EmbeddingConfig, rope_scaling_of
+from posemb_cli.errors import PosembError
+from posemb_cli.measures.precision import RECIPES, PrecisionResult, measure_precision
+
+PRECISION_SCHEMA = "posemb.precision/1"
+PRECISION_SCHEMES = ("rope", "sinusoidal")
+_ROPE_KEYS = ("head_dim", "rope_scaling", "rope_factor", "original_ctx", "beta_fast", "beta_slow",
+              "low_freq_factor", "high_freq_factor")
+
+__all__ = ["PRECISION_SCHEMA", "PRECISION_SCHEMES", "PrecisionReport", "parse_dtypes", "run_precision",
+           "signal_frequencies"]
+
+
+@dataclass(frozen=True)
+class PrecisionReport:
+    config: dict
+    results: list[PrecisionResult]
+
+    def to_dict(self) -> dict:
+        return {"schema": PRECISION_SCHEMA, "config": self.config,
+                "results": [result.to_dict() for result in self.results]}
+
+
+def parse_dtypes(text: str) -> tuple[str, ...]:
+    """A comma list of dtypes from DTYPES, each once; PosembError naming --dtypes otherwise."""
+    names = tuple(part.strip() for part in text.split(","))
+    if not names or any(name not in DTYPES for name in names):
+        raise PosembError(f"--dtypes needs a comma list from {', '.join(DTYPES)}, got {text!r}")
+    if len(set(names)) != len(names):
+        raise PosembError(f"--dtypes: each dtype may be named once, got {text!r}")
+    return names
+
+
+def signal_frequencies(config: EmbeddingConfig, scheme: str) -> tuple[np.ndarray, bool]:
+    """The (F,) float64 frequencies of the scheme as configured, and whether the last one has only a sin."""
+    if scheme == "rope":
+        from posemb_cli.core.schemes.rope_scaling import rope_frequencies
+
+        head_dim = config.head_dim or config.dim
+        return rope_frequencies(head_dim, config.base, rope_scaling_of(config), seq_len=config.ctx)[1], False
+    pairs = np.arange((config.dim + 1) // 2, dtype=np.float64)
+    return 1.0 / config.base ** (2.0 * pairs / config.dim), config.dim % 2 == 1
+
+
+def run_precision(config: EmbeddingConfig, scheme: str, dtypes: tuple[str, ...], *,
+                  source: dict | None = None) -> PrecisionReport:
+    """Measure every dtype with both recipes over positions 0..ctx-1.
+
+    Args:
+        config: settled settings (dim, ctx, base and, for rope, the head size and scaling).
+        scheme: ``rope`` or ``sinusoidal``.
+        dtypes: the dtypes to measure.
+        source: a real model's ``{"config": path, ...}``, kept in the config object.
+    """
+    frequencies, lone_sin = signal_frequencies(config, scheme)
+    results = [measure_precision(frequencies, config.ctx, dtype, recipe, lone_sin=lone_sin)
+               for dtype in dtypes for recipe in RECIPES]
+    settings = {"scheme": scheme, "dim": config.dim, "ctx": config.ctx, "base": config.base}
+    if scheme == "rope":
+        settings.update({key: getattr(config, key) for key in _ROPE_KEYS})
+    settings.update({"dtypes": list(dtypes), "recipes": list(RECIPES), "frequencies": int(frequencies.shape[0]),
+                     "signal_recipe": {dtype: SIGNAL_RECIPES[dtype] for dtype in dtypes}})
+    if source is not None:
+        settings["source"] = source
+    return PrecisionReport(config=settings, results=results)

@@ -1,0 +1,97 @@
+"""One preparation shared by every command that runs schemes on a batch.
+
+Settle the position settings, read or draw the (B, T) batch, resolve the
+device, check that the run fits in memory before anything is allocated, and
+build the one token embedding every scheme shares.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from posemb_cli.core.settings import EmbeddingConfig
+from posemb_cli.errors import PosembError
+from posemb_cli.run.memory import estimate_bytes, require_fits
+from posemb_cli.sources.ids import random_ids, read_ids
+
+if TYPE_CHECKING:
+    import torch
+
+    from posemb_cli.core.embeddings import TokenEmbedding
+
+_SIZE_FLAGS = "--vocab/--dim/--ctx/--batch/--seq-len"
+_IDS_SEED = 2  # offset from --seed of the random batch
+
+__all__ = ["Prepared", "load_batch", "prepare"]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A run ready to measure: the effective config, where it runs, its batch and its token table.
+
+    Attributes:
+        config: every effective setting (device resolved, B and T from --ids, RoPE/ALiBi defaults filled).
+        device, dtype: where the tensors live, and their dtype.
+        ids: (B, T) int64 token ids on the device.
+        token: the (V, D) token embedding, seeded by --seed.
+    """
+
+    config: EmbeddingConfig
+    device: torch.device
+    dtype: torch.dtype
+    ids: torch.Tensor
+    token: TokenEmbedding
+
+
+def load_batch(config: EmbeddingConfig) -> tuple[EmbeddingConfig, torch.Tensor]:
+    """The config with B and T taken from --ids (when given), and the (B, T) ids on the CPU."""
+    import torch
+
+    if config.ids is None:
+        return config, random_ids(config.batch, config.seq_len, config.vocab, seed=config.seed + _IDS_SEED)
+    ids = read_ids(config.ids, config.vocab)
+    batch, seq_len = ids.shape
+    if seq_len > config.ctx:
+        raise PosembError(f"--ids {config.ids}: sequence length {seq_len} exceeds --ctx {config.ctx}")
+    return dataclasses.replace(config, batch=batch, seq_len=seq_len), torch.from_numpy(ids)
+
+
+def prepare(
+    config: EmbeddingConfig,
+    schemes: tuple[str, ...],
+    *,
+    extra_bytes: Callable[[EmbeddingConfig], int] | None = None,
+    check_batch: Callable[[EmbeddingConfig], None] | None = None,
+    flags: str = _SIZE_FLAGS,
+) -> Prepared:
+    """Everything the schemes share, checked and built once.
+
+    Args:
+        config: the validated settings.
+        schemes: the schemes the run builds (their memory counts in the estimate).
+        extra_bytes: what the command needs beyond the schemes (attention scores, say), given the config
+            with B and T settled.
+        check_batch: refuses a batch the command cannot run (given the config with B and T settled).
+        flags: the flags that drive the estimate, named when the run does not fit.
+    """
+    import torch
+
+    from posemb_cli.core.dtypes import resolve_dtype
+    from posemb_cli.core.embeddings import TokenEmbedding
+    from posemb_cli.run.device import resolve_device
+    from posemb_cli.run.position_config import settle_position_settings
+
+    config, ids = load_batch(settle_position_settings(config, schemes=schemes))
+    if check_batch is not None:
+        check_batch(config)
+    device = resolve_device(config.device)
+    config = dataclasses.replace(config, device=str(device))
+    extra = 0 if extra_bytes is None else extra_bytes(config)
+    require_fits(estimate_bytes(config, schemes) + extra, device, flags=flags)
+    dtype = resolve_dtype(config.dtype)
+    token = TokenEmbedding(config.vocab, config.dim, config.init_std,
+                           generator=torch.Generator().manual_seed(config.seed), device=device, dtype=dtype)
+    return Prepared(config=config, device=device, dtype=dtype, ids=ids.to(device), token=token)

@@ -1,0 +1,69 @@
+"""The spectrum of a table against NumPy's SVD and FFT, and a sinusoidal table's known wavelengths."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import posemb_cli.measures.spectrum as spectrum_module
+from posemb_cli.measures.spectrum import table_spectrum
+from tests.oracles import sinusoidal_table
+
+
+def numpy_reference(table: np.ndarray, top: int):
+    centred = table - table.mean(axis=0)
+    u, s, _ = np.linalg.svd(centred, full_matrices=False)
+    scores = u[:, :top] * s[:top]
+    explained = s[:top] ** 2 / (s ** 2).sum()
+    bins = np.abs(np.fft.rfft(scores, axis=0))[1:].argmax(axis=0) + 1
+    return scores, explained, table.shape[0] / bins
+
+
+def graded_table(rows: int = 300, dim: int = 24, seed: int = 1) -> np.ndarray:
+    """Components with well separated variances: clear gaps for both SVD routes."""
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.standard_normal((rows, dim)))[0]
+    mixing = np.linalg.qr(rng.standard_normal((dim, dim)))[0]
+    return (basis * (2.0 ** -np.arange(dim) * 10.0)) @ mixing.T + 0.5
+
+
+def test_exact_route_matches_numpy_svd_and_fft():
+    table = graded_table()
+    got = table_spectrum(torch.from_numpy(table))
+    scores, explained, periods = numpy_reference(table, 8)
+    assert got.method == "exact"
+    np.testing.assert_allclose(got.explained_variance, explained, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(got.scores), np.abs(scores), atol=1e-9)
+    np.testing.assert_allclose(got.periods, periods)
+    assert got.frequency_bins == [round(300 / p) for p in periods]
+
+
+def test_randomized_route_matches_numpy_on_separated_components(monkeypatch):
+    monkeypatch.setattr(spectrum_module, "_EXACT_ELEMENTS", 0)
+    monkeypatch.setattr(spectrum_module, "_BLOCK_ELEMENTS", 24 * 50)  # six blocks of rows
+    table = graded_table()
+    got = table_spectrum(torch.from_numpy(table))
+    _, explained, periods = numpy_reference(table, 8)
+    assert got.method == "randomized"
+    np.testing.assert_allclose(got.explained_variance, explained, rtol=1e-6)
+    np.testing.assert_allclose(got.periods, periods)
+
+
+@pytest.mark.parametrize(("rows", "dim"), [(1024, 32), (512, 64), (2048, 16)])
+def test_sinusoidal_periods_land_on_its_wavelengths_within_one_bin(rows, dim):
+    table = sinusoidal_table(rows, dim)
+    got = table_spectrum(torch.from_numpy(table).float())
+    wavelengths = [2 * math.pi * 10000.0 ** (2 * k / dim) for k in range(dim // 2)]
+    for period, frequency in zip(got.periods, got.frequency_bins):
+        assert frequency == round(rows / period)
+        # the FFT bin of the component is within one bin (the tolerance) of some pair's rows / wavelength
+        assert min(abs(frequency - rows / wavelength) for wavelength in wavelengths) <= 1.0, period
+
+
+def test_variance_shares_sum_to_at_most_one_and_top_is_capped():
+    got = table_spectrum(torch.randn(5, 3, generator=torch.Generator().manual_seed(0)))
+    assert len(got.explained_variance) == 3 and sum(got.explained_variance) == pytest.approx(1.0)
+    assert got.to_dict()["components"] == 3
