@@ -78,3 +78,52 @@ def inspect_rope_config(config: EmbeddingConfig, model: RopeModel, **kwargs) -> 
     return dataclasses.replace(
         report, config={**report.config, "model_config": model.path},
         result=dataclasses.replace(report.result, extra={**report.result.extra, "source": model.source()}))
+
+
+def real_model_shape(model, vocab: int, *, vocab_typed: bool, ctx: int) -> dict:
+    """``dim``, ``ctx``, ``vocab`` and ``scheme`` for make_config from a classified real model.
+
+    Args:
+        model: a ``real_sources.RealModel``.
+        vocab: --vocab (the flag's value or its default). vocab_typed: whether the user typed it.
+        ctx: --ctx, used only where the model states no context (ALiBi without a trained length).
+    """
+    if model.loaded is not None:
+        shape = checkpoint_shape(model.loaded, vocab)
+        return {**shape, "scheme": None}
+    if model.rope is not None:
+        return {**rope_model_shape(model.rope, vocab), "scheme": "rope"}
+    formula = model.formula
+    return {"dim": formula.dim, "ctx": formula.ctx or ctx, "vocab": formula.vocab or vocab, "scheme": formula.scheme}
+
+
+def _finish(report, model, *, vocab_typed: bool):
+    """The report with the model's ``source`` and, where the token table is unknown, no token figures."""
+    result = report.result
+    params = result.params
+    if model.vocab is None and not vocab_typed:
+        params = dataclasses.replace(params, token=None)
+    source = model.source()
+    if model.vocab is None and vocab_typed:
+        source["token_note"] = "token parameters from --vocab (the model's token table is unknown)"
+    result = dataclasses.replace(result, params=params, extra={**result.extra, "source": source})
+    config = report.config if params.token is not None else {**report.config, "model_vocab": None}
+    return dataclasses.replace(report, config=config, result=result)
+
+
+def inspect_real_model(config: EmbeddingConfig, model, *, vocab_typed: bool, **kwargs) -> InspectReport:
+    """Every diagnostic of ``inspect`` for a classified real model: its table, its RoPE or its formula."""
+    if model.loaded is not None:
+        report = inspect_checkpoint(config, model.loaded, **kwargs)
+    elif model.rope is not None:
+        report = inspect_rope_config(config, model.rope, **kwargs)
+    else:
+        from posemb_cli.run.analysis import inspect
+        from posemb_cli.run.position_config import with_position_settings
+
+        formula = model.formula
+        settings = {"heads": formula.heads} if formula.scheme == "alibi" else {}
+        report = inspect(with_position_settings(config, schemes=(formula.scheme,), **settings), formula.scheme,
+                         **kwargs)
+        report = dataclasses.replace(report, config={**report.config, "model_config": formula.path})
+    return _finish(report, model, vocab_typed=vocab_typed)

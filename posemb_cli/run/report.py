@@ -12,17 +12,17 @@ COMPARE_SCHEMA = "posemb.compare/1"
 
 @dataclass(frozen=True)
 class ParamCounts:
-    token: int
+    token: int | None  # None: the model's token table is unknown (none in the file, or of another width)
     position: int
 
     @property
-    def total(self) -> int:
-        return self.token + self.position
+    def total(self) -> int | None:
+        return None if self.token is None else self.token + self.position
 
     @property
-    def overhead(self) -> float:
+    def overhead(self) -> float | None:
         """Positional parameters as a fraction of the token table's."""
-        return self.position / self.token
+        return None if self.token is None else self.position / self.token
 
     def to_dict(self) -> dict:
         return {"token": self.token, "position": self.position, "total": self.total, "overhead": self.overhead}

@@ -8,7 +8,12 @@ import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli import position_options as popt
-from posemb_cli.cli.output import row_progress, stdout_console, write_json
+from posemb_cli.cli.output import (
+    row_progress,
+    stderr_console,
+    stdout_console,
+    write_json,
+)
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.errors import PosembError
 from posemb_cli.run.config import make_config
@@ -72,28 +77,32 @@ def inspect(
     check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset, model_config=model_config)
     check_plot_flag(plot)
     observe = picture_observer(terminal=not (json or no_plot), plot=plot)
-    loaded = None
-    if checkpoint is not None:
-        from posemb_cli.run.real_models import checkpoint_shape
-        from posemb_cli.sources.checkpoint import load_checkpoint
+    real = None
+    if checkpoint is not None or model_config is not None:
+        from posemb_cli.cli.commands.real_inputs import typed
+        from posemb_cli.run.real_models import real_model_shape
+        from posemb_cli.run.real_sources import open_real_model
 
-        loaded = load_checkpoint(checkpoint, key=key, position_offset=position_offset)
-        shape = checkpoint_shape(loaded, vocab)
-        refuse_conflicts(context, "--checkpoint", checkpoint, {"dim": shape["dim"], "ctx": shape["ctx"],
-                                                               "vocab": shape["vocab"]})
+        real = open_real_model(checkpoint=checkpoint, model_config=model_config, key=key,
+                               position_offset=position_offset)
+        flag, source = ("--checkpoint", checkpoint) if checkpoint is not None else ("--config", model_config)
+        vocab_typed = typed(context, "vocab")
+        shape = real_model_shape(real, vocab, vocab_typed=vocab_typed, ctx=ctx)
+        settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
+        if shape["scheme"] is not None:
+            settled["scheme"] = shape["scheme"]
+            scheme = shape["scheme"]
+        if real.formula is not None and real.formula.heads is not None:
+            settled["heads"] = heads = real.formula.heads
+        if real.formula is not None and real.formula.ctx is None:
+            del settled["ctx"]  # the model states none: --ctx is the user's to give
+        if real.vocab is None:
+            del settled["vocab"]  # unknown token table: --vocab by hand still works
+        refuse_conflicts(context, flag, source, settled)
         dim, ctx, vocab = shape["dim"], shape["ctx"], shape["vocab"]
-        check_source_rows("--checkpoint", checkpoint, ctx, max_offset=max_offset, seq_len=seq_len)
-    rope_model = None
-    if model_config is not None:
-        from posemb_cli.run.real_models import rope_model_shape
-        from posemb_cli.sources.model_config import read_rope_config
-
-        rope_model = read_rope_config(model_config)
-        shape = rope_model_shape(rope_model, vocab)
-        refuse_conflicts(context, "--config", model_config, {"dim": shape["dim"], "ctx": shape["ctx"],
-                                                             "vocab": shape["vocab"], "scheme": "rope"})
-        dim, ctx, vocab, scheme = shape["dim"], shape["ctx"], shape["vocab"], "rope"
-        check_source_rows("--config", model_config, ctx, max_offset=max_offset, seq_len=seq_len)
+        check_source_rows(flag, source, ctx, max_offset=max_offset, seq_len=seq_len)
+        for note in real.notes:
+            stderr_console().print(note, markup=False, highlight=False)
 
     if scheme not in scheme_names():
         raise PosembError(f"--scheme: unknown scheme {scheme!r}; choose from {', '.join(scheme_names())}")
@@ -105,14 +114,10 @@ def inspect(
         low_freq_factor=low_freq_factor, high_freq_factor=high_freq_factor, attention_factor=attention_factor,
         heads=heads)
     with row_progress("neighbour similarity") as progress:
-        if loaded is not None:
-            from posemb_cli.run.real_models import inspect_checkpoint
+        if real is not None:
+            from posemb_cli.run.real_models import inspect_real_model
 
-            report = inspect_checkpoint(config, loaded, progress=progress, observe=observe)
-        elif rope_model is not None:
-            from posemb_cli.run.real_models import inspect_rope_config
-
-            report = inspect_rope_config(config, rope_model, progress=progress, observe=observe)
+            report = inspect_real_model(config, real, vocab_typed=vocab_typed, progress=progress, observe=observe)
         else:
             report = run_inspect(config, scheme, progress=progress, observe=observe)
     write_requested_plot(plot, report, f"posemb inspect {report.result.scheme}")
