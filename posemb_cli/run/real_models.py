@@ -40,13 +40,22 @@ def inspect_checkpoint(config: EmbeddingConfig, loaded: LoadedTable, **kwargs) -
 
 
 def compare_checkpoint(
-    config: EmbeddingConfig, loaded: LoadedTable, schemes: tuple[str, ...], **kwargs
+    config: EmbeddingConfig, loaded: LoadedTable, schemes: tuple[str, ...], *, real=None, vocab_typed: bool = False,
+    **kwargs
 ) -> CompareReport:
-    """The checkpoint's table first, then formula schemes of the same shape, on one batch."""
+    """The checkpoint's table first, then formula schemes of the same shape, on one batch.
+
+    ``real`` (a classified ``RealModel``) adds its kind to ``source`` and, where the model's token
+    table is unknown, leaves the checkpoint's token figures null.
+    """
     names = (CHECKPOINT_SCHEME, *schemes)
     config, reports = run_schemes(config, names, tables={CHECKPOINT_SCHEME: loaded.table}, **kwargs)
     reports[0] = _with_source(reports[0], loaded)
-    return CompareReport(config={"schemes": list(names), **_config_dict(config, loaded)}, results=reports)
+    document = CompareReport(config={"schemes": list(names), **_config_dict(config, loaded)}, results=reports)
+    if real is None:
+        return document
+    first = _finish(InspectReport(config=document.config, result=reports[0]), real, vocab_typed=vocab_typed)
+    return CompareReport(config=first.config, results=[first.result, *reports[1:]])
 
 
 def rope_model_shape(model: RopeModel, vocab: int) -> dict:
@@ -106,7 +115,14 @@ def _finish(report, model, *, vocab_typed: bool):
     source = model.source()
     if model.vocab is None and vocab_typed:
         source["token_note"] = "token parameters from --vocab (the model's token table is unknown)"
-    result = dataclasses.replace(result, params=params, extra={**result.extra, "source": source})
+    extra = {**result.extra, "source": source}
+    if model.loaded is not None and model.loaded.class_row is not None:  # a vision table: patches on a grid
+        from posemb_cli.measures.grid import grid_similarity
+
+        grid = grid_similarity(model.loaded.table)
+        if grid is not None:
+            extra["grid"] = grid
+    result = dataclasses.replace(result, params=params, extra=extra)
     config = report.config if params.token is not None else {**report.config, "model_vocab": None}
     return dataclasses.replace(report, config=config, result=result)
 

@@ -184,3 +184,12 @@ def open_real_model(*, checkpoint: str | None, model_config: str | None, key: st
     if model_config is not None:
         return from_config(model_config)
     return None
+
+
+def table_of_checkpoint(path: str, *, key: str | None, position_offset: int | None, command: str) -> RealModel:
+    """``--checkpoint`` for a command that reads position tables only: other kinds are refused by name."""
+    model = from_checkpoint(path, key=key, position_offset=position_offset)
+    if model.loaded is None:
+        raise PosembError(f"--checkpoint {path}: this model uses {model.kind.label} ({model.kind.decided_by}), "
+                          f"no position table for {command}; analyse it with posemb inspect --checkpoint {path}")
+    return model

@@ -210,3 +210,26 @@ def test_a_fixed_sinusoidal_table_from_its_formula(tmp_path):
     create_sinusoidal_embeddings(64, 32, table)
     for got, expected in zip(doc["neighbour_similarity"], neighbour_cosines(table.double().numpy(), 4)):
         assert got["mean"] == pytest.approx(expected["mean"], abs=1e-6)
+
+
+def test_compare_reads_the_classified_table_and_names_other_kinds():
+    doc, _ = run_json("compare", "--checkpoint", zoo_model("vit"), "--schemes", "sinusoidal")
+    first = doc["schemes"][0]
+    assert first["source"]["kind"] == "learned" and first["params"]["token"] is None
+    assert doc["schemes"][1]["params"]["token"] == 32000 * 32  # a built scheme keeps the batch's table
+    assert_table(first, zoo_tensors("vit")["embeddings.position_embeddings"], 1, None)
+    message = refused("compare", "--checkpoint", zoo_model("llama"))
+    assert "RoPE" in message and "posemb inspect --checkpoint" in message
+
+
+@pytest.mark.parametrize("family, key", [("vit", "embeddings.position_embeddings"),
+                                         ("clip_vision", "embeddings.position_embedding.weight")])
+def test_vision_patches_are_analysed_as_a_grid(family, key):
+    from tests.measures.test_grid import loop_oracle
+
+    doc, _ = run_json("inspect", "--checkpoint", zoo_model(family))
+    patches = zoo_tensors(family)[key].reshape(17, 32)[1:].double().numpy()  # 1 class row + 4 x 4 patches
+    by_row, by_column = loop_oracle(patches, 4)
+    assert doc["grid"]["side"] == 4
+    assert [item["mean"] for item in doc["grid"]["by_row_distance"]] == pytest.approx(by_row, abs=1e-9)
+    assert [item["mean"] for item in doc["grid"]["by_column_distance"]] == pytest.approx(by_column, abs=1e-9)

@@ -71,13 +71,17 @@ def compare(
     observe = picture_observer(terminal=False, plot=plot)
     loaded = None
     if checkpoint is not None:
+        from posemb_cli.cli.commands.real_inputs import typed
         from posemb_cli.run.real_models import checkpoint_shape
-        from posemb_cli.sources.checkpoint import load_checkpoint
+        from posemb_cli.run.real_sources import table_of_checkpoint
 
-        loaded = load_checkpoint(checkpoint, key=key, position_offset=position_offset)
+        real = table_of_checkpoint(checkpoint, key=key, position_offset=position_offset, command="compare")
+        loaded, vocab_typed = real.loaded, typed(context, "vocab")
         shape = checkpoint_shape(loaded, vocab)
-        refuse_conflicts(context, "--checkpoint", checkpoint, {"dim": shape["dim"], "ctx": shape["ctx"],
-                                                               "vocab": shape["vocab"]})
+        settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
+        if loaded.vocab is None:
+            del settled["vocab"]  # unknown token table: --vocab by hand still works
+        refuse_conflicts(context, "--checkpoint", checkpoint, settled)
         dim, ctx, vocab = shape["dim"], shape["ctx"], shape["vocab"]
         check_source_rows("--checkpoint", checkpoint, ctx, max_offset=max_offset, seq_len=seq_len)
     config = make_config(dim=dim, ctx=ctx, vocab=vocab, batch=batch, seq_len=seq_len, seed=seed, device=device,
@@ -91,7 +95,8 @@ def compare(
         if loaded is not None:
             from posemb_cli.run.real_models import compare_checkpoint
 
-            report = compare_checkpoint(config, loaded, names, progress=progress, observe=observe)
+            report = compare_checkpoint(config, loaded, names, progress=progress, observe=observe, real=real,
+                                        vocab_typed=vocab_typed)
         else:
             report = run_compare(config, names, progress=progress, observe=observe)
     write_requested_plot(plot, report, "posemb compare " + ", ".join(r.scheme for r in report.results))
