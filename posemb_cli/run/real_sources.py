@@ -72,9 +72,15 @@ class RealModel:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def vocab(self) -> int | None:
+    def part(self) -> LoadedTable | RopeModel | FormulaModel:
         part = self.loaded or self.rope or self.formula
-        return part.vocab
+        if part is None:
+            raise ValueError("a RealModel holds a table, a RoPE model or a formula model")
+        return part
+
+    @property
+    def vocab(self) -> int | None:
+        return self.part.vocab
 
     @property
     def token_note(self) -> str | None:
@@ -84,8 +90,7 @@ class RealModel:
 
     def source(self) -> dict:
         """The JSON ``source`` object: the part's own keys plus ``kind`` and ``decided_by``."""
-        part = self.loaded or self.rope or self.formula
-        out = {**part.source(), **self.kind.source()}
+        out = {**self.part.source(), **self.kind.source()}
         if self.flag == "--checkpoint" and self.loaded is None:
             out["checkpoint"] = self.path
             out["analysed_from"] = "config.json beside the weights"

@@ -123,7 +123,7 @@ def refuse_token_key(tensors: TensorFile, key: str, vocab: int | None) -> None:
     """Exit 2 when ``--key`` names the token table: by its name, or rows equal to the vocabulary size."""
     if _matches(key, POSITION_NAMES):
         return
-    rows = _matrix_shape(tensors.shapes[key])[0]
+    rows = tensors.shapes[key][-2]  # find_position_key checked that it is a (rows, dim) table
     if _matches(key, TOKEN_NAMES):
         raise PosembError(f"--key {key!r} is the token table ({rows} rows, one per token), not a position table")
     if vocab is not None and rows == vocab:

@@ -135,7 +135,7 @@ def classify_config(top: dict, origin: str, flag: str = "--config") -> ModelKind
     def kind(name: str, why: str) -> ModelKind:
         return ModelKind(name, f"config.json {why}", model_type, fields, origin)
 
-    attn = fields.get("attn_config") if isinstance(fields.get("attn_config"), dict) else {}
+    attn: dict = fields["attn_config"] if isinstance(fields.get("attn_config"), dict) else {}
     if mt == "mpt":
         if attn.get("alibi", True) is not True:
             raise PosembError(f"{flag} {origin}: mpt attn_config.alibi {attn.get('alibi')!r} (a learned table): "
