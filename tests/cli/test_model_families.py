@@ -235,3 +235,8 @@ def test_vision_patches_are_analysed_as_a_grid(family, key):
     assert doc["grid"]["side"] == 4
     assert [item["mean"] for item in doc["grid"]["by_row_distance"]] == pytest.approx(by_row, abs=1e-9)
     assert [item["mean"] for item in doc["grid"]["by_column_distance"]] == pytest.approx(by_column, abs=1e-9)
+
+
+def test_the_stderr_note_is_one_line():
+    _, stderr = run_json("inspect", "--checkpoint", zoo_model("llama"))
+    assert len(stderr.strip().splitlines()) == 1

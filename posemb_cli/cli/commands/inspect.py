@@ -102,7 +102,7 @@ def inspect(
         dim, ctx, vocab = shape["dim"], shape["ctx"], shape["vocab"]
         check_source_rows(flag, source, ctx, max_offset=max_offset, seq_len=seq_len)
         for note in real.notes:
-            stderr_console().print(note, markup=False, highlight=False)
+            stderr_console().print(note, markup=False, highlight=False, soft_wrap=True)
 
     if scheme not in scheme_names():
         raise PosembError(f"--scheme: unknown scheme {scheme!r}; choose from {', '.join(scheme_names())}")
