@@ -39,8 +39,9 @@ def bar(value: float | None, width: int = BAR_WIDTH) -> Text:
 def header(config: dict, title: str) -> Text:
     text = Text()
     text.append(f"posemb {title}", style="bold")
+    vocab = config["vocab"] if config.get("model_vocab", 0) is not None else f"unknown (ids < {config['vocab']})"
     text.append(
-        f"  D={config['dim']} ctx={config['ctx']} V={config['vocab']} "
+        f"  D={config['dim']} ctx={config['ctx']} V={vocab} "
         f"B×T={config['batch']}×{config['seq_len']} {config['device']}/{config['dtype']} seed={config['seed']}",
         style="dim",
     )

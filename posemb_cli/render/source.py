@@ -13,16 +13,32 @@ def source_line(result: SchemeReport) -> Text | None:
     if not source:
         return None
     text = Text("  source ", style="dim")
-    if "checkpoint" in source:
+    if "key" in source:
         text.append(f"{source['checkpoint']}", style="bold")
         text.append(f"  key {source['key']} ({source.get('format', '?')}, {source.get('stored_dtype', '?')}), "
                     f"rows {source['position_offset']}..{source.get('stored_rows', 0) - 1} of "
                     f"{source.get('stored_rows', '?')}: {source.get('offset_reason', '')}")
         if source.get("token_key"):
             text.append(f"; vocab from {source['token_key']}")
+    elif "rope_type" not in source:  # ALiBi or a fixed sinusoidal table, from the config's numbers
+        text.append(f"{source['config']}", style="bold")
+        heads = f", {source['heads']} heads" if source.get("heads") else ""
+        text.append(f"  {source.get('model_type') or 'model'}: scheme {source.get('scheme')}, "
+                    f"D {source.get('dim')}{heads}, context {source.get('max_position_embeddings') or '--ctx'}")
     else:
         text.append(f"{source['config']}", style="bold")
         text.append(f"  {source.get('model_type') or 'model'}: rope_type {source.get('rope_type')}, "
                     f"rope_theta {source.get('rope_theta'):g}, head_dim {source.get('head_dim')} "
                     f"({source.get('rotary_dim')} rotary, one head of {source.get('heads')} shown)")
+    if source.get("kind"):
+        text.append(f"\n  kind {source['kind']} ({source.get('decided_by', '')})")
+    if source.get("token_note"):
+        text.append(f"; {source['token_note']}")
+    grid = result.grid
+    if grid:
+        def means(key: str) -> str:
+            return " ".join(f"{item['mean']:.3f}" for item in grid[key])
+
+        text.append(f"\n  patch grid {grid['side']}x{grid['side']}: mean cos by row distance 1.. "
+                    f"{means('by_row_distance')}; by column distance 1.. {means('by_column_distance')}")
     return text

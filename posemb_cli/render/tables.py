@@ -35,8 +35,9 @@ def params_table(results: list[SchemeReport]) -> Table:
         ("total", lambda p: f"{p.total:,}"),
         ("overhead (positional / token)", lambda p: f"{100 * p.overhead:.2f}%"),
     )
-    for label, cell in rows:
-        table.add_row(label, *(cell(result.params) for result in results))
+    for label, cell in rows:  # a dash where the model's token table is unknown
+        table.add_row(label, *("-" if result.params.token is None and label != "positional" else cell(result.params)
+                               for result in results))
     return table
 
 

@@ -11,7 +11,7 @@ import dataclasses
 
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.analysis import run_schemes
-from posemb_cli.run.report import CompareReport, InspectReport, SchemeReport
+from posemb_cli.run.report import CompareReport, InspectReport, NotedSource, SchemeReport, SourceDescription
 from posemb_cli.sources.checkpoint import LoadedTable
 from posemb_cli.sources.model_config import RopeModel
 
@@ -40,13 +40,22 @@ def inspect_checkpoint(config: EmbeddingConfig, loaded: LoadedTable, **kwargs) -
 
 
 def compare_checkpoint(
-    config: EmbeddingConfig, loaded: LoadedTable, schemes: tuple[str, ...], **kwargs
+    config: EmbeddingConfig, loaded: LoadedTable, schemes: tuple[str, ...], *, real=None, vocab_typed: bool = False,
+    **kwargs
 ) -> CompareReport:
-    """The checkpoint's table first, then formula schemes of the same shape, on one batch."""
+    """The checkpoint's table first, then formula schemes of the same shape, on one batch.
+
+    ``real`` (a classified ``RealModel``) adds its kind to ``source`` and, where the model's token
+    table is unknown, leaves the checkpoint's token figures null.
+    """
     names = (CHECKPOINT_SCHEME, *schemes)
     config, reports = run_schemes(config, names, tables={CHECKPOINT_SCHEME: loaded.table}, **kwargs)
     reports[0] = _with_source(reports[0], loaded)
-    return CompareReport(config={"schemes": list(names), **_config_dict(config, loaded)}, results=reports)
+    document = CompareReport(config={"schemes": list(names), **_config_dict(config, loaded)}, results=reports)
+    if real is None:
+        return document
+    first = _finish(InspectReport(config=document.config, result=reports[0]), real, vocab_typed=vocab_typed)
+    return CompareReport(config=first.config, results=[first.result, *reports[1:]])
 
 
 def rope_model_shape(model: RopeModel, vocab: int) -> dict:
@@ -78,3 +87,57 @@ def inspect_rope_config(config: EmbeddingConfig, model: RopeModel, **kwargs) -> 
     return dataclasses.replace(
         report, config={**report.config, "model_config": model.path},
         result=dataclasses.replace(report.result, source=model))
+
+
+def real_model_shape(model, vocab: int, *, vocab_typed: bool, ctx: int) -> dict:
+    """``dim``, ``ctx``, ``vocab`` and ``scheme`` for make_config from a classified real model.
+
+    Args:
+        model: a ``real_sources.RealModel``.
+        vocab: --vocab (the flag's value or its default). vocab_typed: whether the user typed it.
+        ctx: --ctx, used only where the model states no context (ALiBi without a trained length).
+    """
+    if model.loaded is not None:
+        shape = checkpoint_shape(model.loaded, vocab)
+        return {**shape, "scheme": None}
+    if model.rope is not None:
+        return {**rope_model_shape(model.rope, vocab), "scheme": "rope"}
+    formula = model.formula
+    return {"dim": formula.dim, "ctx": formula.ctx or ctx, "vocab": formula.vocab or vocab, "scheme": formula.scheme}
+
+
+def _finish(report, model, *, vocab_typed: bool):
+    """The report with the model's ``source`` and, where the token table is unknown, no token figures."""
+    result = report.result
+    params = result.params
+    if model.vocab is None and not vocab_typed:
+        params = dataclasses.replace(params, token=None)
+    source: SourceDescription = model
+    if model.vocab is None and vocab_typed:
+        source = NotedSource(model, token_note="token parameters from --vocab (the model's token table is unknown)")
+    grid = None
+    if model.loaded is not None and model.loaded.class_row is not None:  # a vision table: patches on a grid
+        from posemb_cli.measures.grid import grid_similarity
+
+        grid = grid_similarity(model.loaded.table)
+    result = dataclasses.replace(result, params=params, source=source, grid=grid)
+    config = report.config if params.token is not None else {**report.config, "model_vocab": None}
+    return dataclasses.replace(report, config=config, result=result)
+
+
+def inspect_real_model(config: EmbeddingConfig, model, *, vocab_typed: bool, **kwargs) -> InspectReport:
+    """Every diagnostic of ``inspect`` for a classified real model: its table, its RoPE or its formula."""
+    if model.loaded is not None:
+        report = inspect_checkpoint(config, model.loaded, **kwargs)
+    elif model.rope is not None:
+        report = inspect_rope_config(config, model.rope, **kwargs)
+    else:
+        from posemb_cli.run.analysis import inspect
+        from posemb_cli.run.position_config import with_position_settings
+
+        formula = model.formula
+        settings = {"heads": formula.heads} if formula.scheme == "alibi" else {}
+        report = inspect(with_position_settings(config, schemes=(formula.scheme,), **settings), formula.scheme,
+                         **kwargs)
+        report = dataclasses.replace(report, config={**report.config, "model_config": formula.path})
+    return _finish(report, model, vocab_typed=vocab_typed)

@@ -22,17 +22,17 @@ BENCH_SCHEMA = "posemb.bench/1"
 
 @dataclass(frozen=True)
 class ParamCounts:
-    token: int
+    token: int | None  # None: the model's token table is unknown (none in the file, or of another width)
     position: int
 
     @property
-    def total(self) -> int:
-        return self.token + self.position
+    def total(self) -> int | None:
+        return None if self.token is None else self.token + self.position
 
     @property
-    def overhead(self) -> float:
+    def overhead(self) -> float | None:
         """Positional parameters as a fraction of the token table's."""
-        return self.position / self.token
+        return None if self.token is None else self.position / self.token
 
     def to_dict(self) -> dict:
         return {"token": self.token, "position": self.position, "total": self.total, "overhead": self.overhead}
@@ -92,6 +92,17 @@ class SourceDescription(Protocol):
 
 
 @dataclass(frozen=True)
+class NotedSource:
+    """A source description with a note on how the token figures were obtained."""
+
+    base: SourceDescription
+    token_note: str
+
+    def source(self) -> dict:
+        return {**self.base.source(), "token_note": self.token_note}
+
+
+@dataclass(frozen=True)
 class SchemeReport:
     """Everything measured for one scheme on one batch."""
 
@@ -103,6 +114,7 @@ class SchemeReport:
     bands: list[Band] | None = None
     signal: SignalFigures | None = None
     source: SourceDescription | None = None
+    grid: dict | None = None  # a vision table's patch grid: measures.grid.grid_similarity
     pictures: dict = field(default_factory=dict, compare=False, repr=False)  # heatmaps: never in JSON
 
     def to_dict(self) -> dict:
@@ -119,6 +131,8 @@ class SchemeReport:
             out.update(self.signal.to_dict())
         if self.source is not None:
             out["source"] = self.source.source()
+        if self.grid is not None:
+            out["grid"] = self.grid
         return out
 
 

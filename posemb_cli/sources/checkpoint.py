@@ -11,25 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from posemb_cli.errors import PosembError
+from posemb_cli.sources.model_families import POSITION_NAMES, TOKEN_NAMES
+from posemb_cli.sources.model_kind import ModelKind, classify_config, classify_tensors
 from posemb_cli.sources.tensor_files import TensorFile, open_tensor_file
 
-POSITION_NAMES = (
-    "wpe.weight", "position_embeddings.weight", "embed_positions.weight", "position_embedding.weight",
-    "pos_embed.weight", "pos_emb.weight", "positional_embedding.weight", "pos_embedding.weight",
-    "wpe", "position_embeddings", "embed_positions", "position_embedding", "pos_embed", "pos_emb",
-    "positional_embedding", "pos_embedding",
-)
-TOKEN_NAMES = (
-    "wte.weight", "word_embeddings.weight", "embed_tokens.weight", "tok_embeddings.weight",
-    "token_embedding.weight", "embed_in.weight", "tok_emb.weight", "shared.weight",
-    "wte", "word_embeddings", "embed_tokens", "tok_embeddings", "token_embedding", "tok_emb",
-)
-# model_type -> how many leading rows the family reserves.
-_PADDING_FAMILIES = frozenset({
-    "roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "longformer", "roberta-prelayernorm",
-    "data2vec-text", "ibert", "mpnet",
-})
-_OFFSET_TWO_FAMILIES = frozenset({"opt", "bart", "mbart", "plbart", "biogpt"})
 _LISTED = 12
 
 
@@ -47,6 +32,9 @@ class LoadedTable:
     vocab: int | None
     token_key: str | None
     kind: str
+    model_kind: ModelKind | None = None
+    token_note: str | None = None
+    class_row: object = None  # (D,) the class token's position row of a vision table, kept out of the analysis
 
     @property
     def rows(self) -> int:
@@ -62,6 +50,10 @@ class LoadedTable:
             "checkpoint": self.path, "key": self.key, "position_offset": self.position_offset,
             "offset_reason": self.offset_reason, "stored_rows": self.stored_rows,
             "stored_dtype": self.stored_dtype, "format": self.kind, "token_key": self.token_key,
+            **(self.model_kind.source() if self.model_kind is not None else {}),
+            **({"token_note": self.token_note} if self.token_note else {}),
+            **({"class_token_row": {"row": 0, "norm": float(self.class_row.double().norm())}}
+               if self.class_row is not None else {}),
         }
 
 
@@ -82,6 +74,11 @@ def _matrix_shape(shape: tuple[int, ...]) -> tuple[int, int] | None:
     return None
 
 
+def position_tables(tensors: TensorFile) -> list[str]:
+    """The names of the tensors that are position tables by name and shape."""
+    return sorted(n for n, shape in tensors.shapes.items() if _matches(n, POSITION_NAMES) and _matrix_shape(shape))
+
+
 def find_position_key(tensors: TensorFile, key: str | None) -> str:
     """The name of the position table: ``--key`` if given, else the one known name present."""
     if key is not None:
@@ -96,11 +93,12 @@ def find_position_key(tensors: TensorFile, key: str | None) -> str:
         if _matrix_shape(shape) is None:
             raise PosembError(f"--checkpoint {tensors.path}: array of shape {list(shape)} is not a (rows, dim) table")
         return name
-    found = [n for n, shape in tensors.shapes.items() if _matches(n, POSITION_NAMES) and _matrix_shape(shape)]
+    found = position_tables(tensors)
     if not found:
         raise PosembError(f"--checkpoint {tensors.path}: no position table found under the known names "
                           f"({', '.join(POSITION_NAMES[:4])}, ...); pick one with --key NAME from: "
-                          f"{_listing(tensors.shapes)}")
+                          f"{_listing(tensors.shapes)}; RoPE and ALiBi models keep no table: pass their config.json "
+                          f"with --config")
     if len(found) > 1:
         raise PosembError(f"--checkpoint {tensors.path}: several position tables: {_listing(found)}; "
                           f"pick one with --key NAME")
@@ -114,23 +112,42 @@ def find_token_key(tensors: TensorFile, dim: int) -> str | None:
     return found[0] if len(set(tensors.shapes[n] for n in found)) == 1 else None
 
 
-def family_offset(key: str, model_config: dict | None) -> tuple[int, str]:
-    """Leading rows the model family reserves, and why."""
-    model_type = str((model_config or {}).get("model_type", "")).lower()
-    pad = (model_config or {}).get("pad_token_id", 1)
-    pad = pad if isinstance(pad, int) and not isinstance(pad, bool) and pad >= 0 else 1
-    if model_type in _PADDING_FAMILIES:
-        return pad + 1, f"{model_type}: positions start after padding_idx {pad} (config.json)"
-    if model_type in _OFFSET_TWO_FAMILIES:
-        return 2, f"{model_type}: learned positions carry an offset of 2 (config.json)"
-    if model_type:
-        return 0, f"{model_type}: no reserved rows"
-    lowered = key.lower()
-    if any(tag in lowered for tag in ("roberta", "camembert", "longformer")):
-        return pad + 1, f"RoBERTa-style name: positions start after padding_idx {pad} (no config.json)"
-    if _matches(key, ("embed_positions.weight", "embed_positions")):
-        return 2, "OPT/BART-style name: learned positions carry an offset of 2 (no config.json)"
-    return 0, "no reserved rows"
+def model_kind_of(tensors: TensorFile) -> ModelKind | None:
+    """The kind of the checkpoint's model: from config.json beside the weights, else from tensor names."""
+    if tensors.model_config is not None:
+        return classify_config(tensors.model_config, f"{tensors.path} (config.json)", "--checkpoint")
+    return classify_tensors(tensors.shapes, tensors.path)
+
+
+def refuse_token_key(tensors: TensorFile, key: str, vocab: int | None) -> None:
+    """Exit 2 when ``--key`` names the token table: by its name, or rows equal to the vocabulary size."""
+    if _matches(key, POSITION_NAMES):
+        return
+    rows = tensors.shapes[key][-2]  # find_position_key checked that it is a (rows, dim) table
+    if _matches(key, TOKEN_NAMES):
+        raise PosembError(f"--key {key!r} is the token table ({rows} rows, one per token), not a position table")
+    if vocab is not None and rows == vocab:
+        raise PosembError(f"--key {key!r} has {rows} rows, the vocabulary size: it is a token table, "
+                          f"not a position table")
+
+
+def token_table(tensors: TensorFile, position_key: str, dim: int,
+                kind: ModelKind | None) -> tuple[str | None, int | None, str | None]:
+    """The token table of the position table's width: its key, its rows, and why it is unknown when it is."""
+    if any(tower in position_key.lower() for tower in ("vision", "visual")):  # CLIP: the text tower's tokens
+        return None, None, (f"{position_key} belongs to a vision tower, which has no token table; "
+                            "token parameters unknown")
+    key = find_token_key(tensors, dim)
+    if key is not None:
+        return key, tensors.shapes[key][0], None
+    others = sorted(n for n, shape in tensors.shapes.items() if _matches(n, TOKEN_NAMES) and len(shape) == 2)
+    if others:
+        width = tensors.shapes[others[0]][1]
+        why = f"the token table {others[0]} has width {width}, not the position table's {dim}"
+        if kind is not None and kind.fields.get("word_embed_proj_dim") == width:
+            why += f" (word_embed_proj_dim {width} != hidden_size {kind.fields.get('hidden_size')})"
+        return None, None, why + "; token parameters unknown"
+    return None, None, "no token table in the weights (a vision or audio model?); token parameters unknown"
 
 
 def _first_non_finite_row(table, block_rows: int = 4096) -> int | None:
@@ -144,16 +161,23 @@ def _first_non_finite_row(table, block_rows: int = 4096) -> int | None:
     return None
 
 
-def load_checkpoint(path: str, *, key: str | None = None, position_offset: int | None = None) -> LoadedTable:
-    """Read the position table (only that tensor where the format allows) and the token table's shape."""
-    tensors = open_tensor_file(path)
+def load_checkpoint(path: str, *, key: str | None = None, position_offset: int | None = None,
+                    tensors: TensorFile | None = None, kind: ModelKind | None = None) -> LoadedTable:
+    """Read the position table (only that tensor where the format allows) and the token table's shape.
+
+    ``tensors`` and ``kind`` (the file already opened and classified) are read again when not given.
+    """
+    tensors = tensors or open_tensor_file(path)
+    kind = kind or model_kind_of(tensors)
     name = find_position_key(tensors, key)
+    if key is not None:
+        refuse_token_key(tensors, key, kind.vocab() if kind is not None else None)
     stored_rows, dim = _matrix_shape(tensors.shapes[name])
     if stored_rows < 2 or dim < 1:
         raise PosembError(f"--checkpoint {path}: table {name!r} has shape [{stored_rows}, {dim}]; "
                           f"a position table needs at least 2 rows and 1 feature")
     if position_offset is None:
-        offset, reason = family_offset(name, tensors.model_config)
+        offset, reason = (kind or ModelKind("learned", "", origin=path)).position_offset(name, tensors.shapes)
         if offset > stored_rows - 2:
             offset, reason = 0, f"{reason}; ignored: the table has only {stored_rows} rows"
     else:
@@ -169,9 +193,9 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
     if row is not None:
         raise PosembError(f"--checkpoint {path}: table {name!r} holds NaN or infinite values (first in row "
                           f"{row + offset}); a position table must be finite")
-    token_key = find_token_key(tensors, dim)
-    vocab = tensors.shapes[token_key][0] if token_key else None
+    token_key, vocab, token_note = token_table(tensors, name, dim, kind)
     return LoadedTable(
         path=path, key=name, table=table, position_offset=offset, offset_reason=reason,
         stored_rows=stored_rows, stored_dtype=str(stored.dtype).removeprefix("torch."), vocab=vocab,
-        token_key=token_key, kind=tensors.kind)
+        token_key=token_key, kind=tensors.kind, model_kind=kind, token_note=token_note,
+        class_row=stored.reshape(stored_rows, dim)[0] if "class token" in reason else None)

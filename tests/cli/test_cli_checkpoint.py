@@ -66,7 +66,10 @@ def test_inspect_roberta_directory_uses_rows_after_padding(tmp_path):
 
 def test_inspect_opt_bin_and_npy_and_key(tmp_path):
     tensors = opt_tensors(rows=34, dim=16, vocab=70)
-    doc = run_json("inspect", "--checkpoint", save_torch(tmp_path / "pytorch_model.bin", tensors), "-k", "4")
+    (tmp_path / "opt").mkdir()
+    save_torch(tmp_path / "opt" / "pytorch_model.bin", tensors)
+    write_config(tmp_path / "opt", model_type="opt")  # the family, not the key name, sets the offset
+    doc = run_json("inspect", "--checkpoint", str(tmp_path / "opt" / "pytorch_model.bin"), "-k", "4")
     assert doc["source"]["position_offset"] == 2
     assert_figures_of(doc, tensors["model.decoder.embed_positions.weight"][2:], vocab=70, max_offset=4)
     table = sinusoidal_table(48, 8).astype(np.float32)

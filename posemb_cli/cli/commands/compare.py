@@ -46,14 +46,18 @@ def compare(
     observe = picture_observer(terminal=False, plot=plot)
     loaded = None
     if checkpoint is not None:
+        from posemb_cli.cli.commands.real_inputs import typed
         from posemb_cli.run.real_models import checkpoint_shape
-        from posemb_cli.sources.checkpoint import load_checkpoint
+        from posemb_cli.run.real_sources import table_of_checkpoint
 
-        loaded = load_checkpoint(checkpoint, key=key, position_offset=position_offset)
+        real = table_of_checkpoint(checkpoint, key=key, position_offset=position_offset, command="compare")
+        loaded, vocab_typed = real.loaded, typed(context, "vocab")
         shape = checkpoint_shape(loaded, flags["vocab"])
-        refuse_conflicts(context, "--checkpoint", checkpoint, {"dim": shape["dim"], "ctx": shape["ctx"],
-                                                               "vocab": shape["vocab"]})
-        flags.update(shape)
+        settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
+        if loaded.vocab is None:
+            del settled["vocab"]  # unknown token table: --vocab by hand still works
+        refuse_conflicts(context, "--checkpoint", checkpoint, settled)
+        flags.update(settled)
         check_source_rows("--checkpoint", checkpoint, shape["ctx"], max_offset=flags["max_offset"],
                           seq_len=flags["seq_len"])
     config = config_from_flags(flags, schemes=names)
@@ -61,7 +65,8 @@ def compare(
         if loaded is not None:
             from posemb_cli.run.real_models import compare_checkpoint
 
-            report = compare_checkpoint(config, loaded, names, progress=progress, observe=observe)
+            report = compare_checkpoint(config, loaded, names, progress=progress, observe=observe, real=real,
+                                        vocab_typed=vocab_typed)
         else:
             report = run_compare(config, names, progress=progress, observe=observe)
     write_requested_plot(plot, report, "posemb compare " + ", ".join(r.scheme for r in report.results))

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import row_progress, stdout_console, write_json
+from posemb_cli.cli.output import row_progress, stderr_console, stdout_console, write_json
 
 
 @opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.CONFIG_FLAGS, opt.PICTURE_FLAGS,
@@ -45,39 +45,37 @@ def inspect(
     check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset, model_config=model_config)
     check_plot_flag(plot)
     observe = picture_observer(terminal=not (flags["json"] or flags["no_plot"]), plot=plot)
-    loaded = None
-    if checkpoint is not None:
-        from posemb_cli.run.real_models import checkpoint_shape
-        from posemb_cli.sources.checkpoint import load_checkpoint
+    real, vocab_typed = None, False
+    if checkpoint is not None or model_config is not None:
+        from posemb_cli.cli.commands.real_inputs import typed
+        from posemb_cli.run.real_models import real_model_shape
+        from posemb_cli.run.real_sources import open_real_model
 
-        loaded = load_checkpoint(checkpoint, key=key, position_offset=position_offset)
-        shape = checkpoint_shape(loaded, flags["vocab"])
-        refuse_conflicts(context, "--checkpoint", checkpoint, shape)
-        flags.update(shape)
-        check_source_rows("--checkpoint", checkpoint, shape["ctx"], max_offset=flags["max_offset"],
-                          seq_len=flags["seq_len"])
-    rope_model = None
-    if model_config is not None:
-        from posemb_cli.run.real_models import rope_model_shape
-        from posemb_cli.sources.model_config import read_rope_config
-
-        rope_model = read_rope_config(model_config)
-        shape = rope_model_shape(rope_model, flags["vocab"])
-        refuse_conflicts(context, "--config", model_config, {**shape, "scheme": "rope"})
-        flags.update(shape)
-        name = "rope"
-        check_source_rows("--config", model_config, shape["ctx"], max_offset=flags["max_offset"],
-                          seq_len=flags["seq_len"])
+        real = open_real_model(checkpoint=checkpoint, model_config=model_config, key=key,
+                               position_offset=position_offset)
+        flag, source = ("--checkpoint", checkpoint) if checkpoint is not None else ("--config", model_config)
+        vocab_typed = typed(context, "vocab")
+        shape = real_model_shape(real, flags["vocab"], vocab_typed=vocab_typed, ctx=flags["ctx"])
+        settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
+        if shape["scheme"] is not None:
+            settled["scheme"] = name = shape["scheme"]
+        if real.formula is not None and real.formula.heads is not None:
+            settled["heads"] = real.formula.heads
+        if real.formula is not None and real.formula.ctx is None:
+            del settled["ctx"]  # the model states none: --ctx is the user's to give
+        if real.vocab is None:
+            del settled["vocab"]  # unknown token table: --vocab by hand still works
+        refuse_conflicts(context, flag, source, settled)
+        flags.update({key: value for key, value in settled.items() if key != "scheme"})
+        check_source_rows(flag, source, flags["ctx"], max_offset=flags["max_offset"], seq_len=flags["seq_len"])
+        for note in real.notes:
+            stderr_console().print(note, markup=False, highlight=False, soft_wrap=True)
     config = config_from_flags(flags, schemes=(name,))
     with row_progress("neighbour similarity") as progress:
-        if loaded is not None:
-            from posemb_cli.run.real_models import inspect_checkpoint
+        if real is not None:
+            from posemb_cli.run.real_models import inspect_real_model
 
-            report = inspect_checkpoint(config, loaded, progress=progress, observe=observe)
-        elif rope_model is not None:
-            from posemb_cli.run.real_models import inspect_rope_config
-
-            report = inspect_rope_config(config, rope_model, progress=progress, observe=observe)
+            report = inspect_real_model(config, real, vocab_typed=vocab_typed, progress=progress, observe=observe)
         else:
             report = run_inspect(config, name, progress=progress, observe=observe)
     write_requested_plot(plot, report, f"posemb inspect {report.result.scheme}")

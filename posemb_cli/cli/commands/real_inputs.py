@@ -94,3 +94,9 @@ def write_requested_plot(plot: str | None, report, title: str) -> None:
     if sources:
         title += "  (" + ", ".join(str(source.get("checkpoint", source.get("config"))) for source in sources) + ")"
     write_plot(plot, results, title)
+
+
+def typed(context, name: str) -> bool:
+    """Whether the user gave the option ``name`` (on the command line or in the environment)."""
+    where = context.get_parameter_source(name)
+    return where is not None and where.name in ("COMMANDLINE", "ENVIRONMENT")

@@ -1,0 +1,200 @@
+"""``--config`` and ``--checkpoint`` through one classification: what to analyse for a real model.
+
+The model's kind (``sources/model_kind.py``) decides: a learned (or stored
+sinusoidal) table is read from the weights; RoPE and ALiBi come from the config
+alone; a fixed sinusoidal table with no weights is built from its formula; the
+relative kinds (T5, DeBERTa) need weights that posemb does not analyse as a
+table, and are refused naming the kind and the flag. Nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from posemb_cli.errors import PosembError
+from posemb_cli.sources.checkpoint import (
+    LoadedTable,
+    load_checkpoint,
+    model_kind_of,
+    position_tables,
+)
+from posemb_cli.sources.model_config import (
+    RopeModel,
+    read_json_config,
+    read_rope_config,
+)
+from posemb_cli.sources.model_kind import ModelKind, classify_config
+from posemb_cli.sources.tensor_files import open_tensor_file
+
+_WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+
+
+@dataclass(frozen=True)
+class FormulaModel:
+    """A model whose position signal its config gives in full: ALiBi, or a fixed sinusoidal table.
+
+    Attributes:
+        scheme: ``alibi`` or ``sinusoidal``, the posemb scheme that reproduces it.
+        dim: D, the model width. ctx: L, the trained context (None: the config has none).
+        heads: H (alibi). vocab: V from the config, or None.
+    """
+
+    path: str
+    kind: ModelKind
+    scheme: str
+    dim: int
+    ctx: int | None
+    heads: int | None
+    vocab: int | None
+    ctx_field: str | None = None
+
+    def source(self) -> dict:
+        out = {"config": self.path, "model_type": self.kind.model_type, **self.kind.source(),
+               "scheme": self.scheme, "dim": self.dim, "max_position_embeddings": self.ctx}
+        if self.heads is not None:
+            out["heads"] = self.heads
+        if self.ctx is None:
+            out["ctx_note"] = "the config states no context length: --ctx sets it"
+        return out
+
+
+@dataclass(frozen=True)
+class RealModel:
+    """One real model, classified, with what its kind needs loaded. Exactly one of the three is set."""
+
+    flag: str
+    path: str
+    kind: ModelKind
+    loaded: LoadedTable | None = None
+    rope: RopeModel | None = None
+    formula: FormulaModel | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def part(self) -> LoadedTable | RopeModel | FormulaModel:
+        part = self.loaded or self.rope or self.formula
+        if part is None:
+            raise ValueError("a RealModel holds a table, a RoPE model or a formula model")
+        return part
+
+    @property
+    def vocab(self) -> int | None:
+        return self.part.vocab
+
+    @property
+    def token_note(self) -> str | None:
+        if self.loaded is not None:
+            return self.loaded.token_note
+        return None if self.vocab else "the config states no vocab_size; token parameters unknown"
+
+    def source(self) -> dict:
+        """The JSON ``source`` object: the part's own keys plus ``kind`` and ``decided_by``."""
+        out = {**self.part.source(), **self.kind.source()}
+        if self.flag == "--checkpoint" and self.loaded is None:
+            out["checkpoint"] = self.path
+            out["analysed_from"] = "config.json beside the weights"
+        if self.flag == "--config" and self.loaded is not None:
+            out["config"] = self.path
+        if self.token_note and "token_note" not in out:
+            out["token_note"] = self.token_note
+        return out
+
+
+def _refuse_relative(kind: ModelKind, flag: str, path: str) -> PosembError:
+    if flag == "--config":
+        return PosembError(f"--config {path}: this model uses {kind.label} ({kind.decided_by}); its weights are "
+                           f"needed: pass the model directory with --checkpoint DIR")
+    return PosembError(f"--checkpoint {path}: this model uses {kind.label} ({kind.decided_by}); posemb analyses "
+                       f"absolute tables, RoPE and ALiBi, not {kind.kind}")
+
+
+def _formula(kind: ModelKind, file: str, scheme: str) -> FormulaModel:
+    heads_field, heads = kind.heads()
+    width_field, width = kind.width()
+    ctx_field, ctx = kind.ctx()
+    if width is None:
+        raise PosembError(f"--config {file}: {kind.model_type}: no model width (hidden_size, d_model, n_embd) found")
+    if scheme == "alibi":
+        if heads is None:
+            raise PosembError(f"--config {file}: {kind.model_type} uses ALiBi but no head count "
+                              f"(num_attention_heads, n_head, n_heads) is given")
+        if width % heads:
+            raise PosembError(f"--config {file}: {width_field} {width} is not a multiple of {heads_field} {heads}")
+    elif ctx is None:
+        raise PosembError(f"--config {file}: max_position_embeddings is missing (the sinusoidal table's rows)")
+    return FormulaModel(path=file, kind=kind, scheme=scheme, dim=width, ctx=ctx,
+                        heads=heads if scheme == "alibi" else None, vocab=kind.vocab(), ctx_field=ctx_field)
+
+
+def _has_weights(folder: str) -> bool:
+    return any(os.path.isfile(os.path.join(folder, name)) for name in _WEIGHT_FILES)
+
+
+def from_config(path: str) -> RealModel:
+    """``--config PATH``: the kind from config.json; a learned table from weights beside it, when there."""
+    file, top = read_json_config(path)
+    kind = classify_config(top, file)
+    if kind.kind == "rope":
+        return RealModel("--config", file, kind, rope=read_rope_config(path))
+    if kind.kind == "alibi":
+        return RealModel("--config", file, kind, formula=_formula(kind, file, "alibi"))
+    if kind.kind in ("relative_bias", "relative_embeddings"):
+        raise _refuse_relative(kind, "--config", file)
+    folder = os.path.dirname(os.path.abspath(file))
+    if _has_weights(folder):
+        tensors = open_tensor_file(folder, flag="--config")
+        tables = position_tables(tensors)
+        if len(tables) > 1:
+            raise PosembError(f"--config {file}: this model has several position tables ({', '.join(tables)}); "
+                              f"pick one with --checkpoint {folder} --key NAME")
+        loaded = load_checkpoint(folder, tensors=tensors, kind=kind)
+        return RealModel("--config", file, kind, loaded=loaded,
+                         notes=[f"{kind.label}: read from the weights beside {file}"])
+    if kind.kind == "sinusoidal":
+        return RealModel("--config", file, kind, formula=_formula(kind, file, "sinusoidal"))
+    raise PosembError(f"--config {file}: this model uses a learned position table; pass the weights with "
+                      f"--checkpoint (kind from {kind.decided_by})")
+
+
+def from_checkpoint(path: str, *, key: str | None, position_offset: int | None) -> RealModel:
+    """``--checkpoint PATH``: with a config.json beside the weights the architecture decides."""
+    tensors = open_tensor_file(path)
+    kind = model_kind_of(tensors)
+    if kind is not None and kind.kind in ("rope", "alibi"):
+        for flag, value in (("--key", key), ("--position-offset", position_offset)):
+            if value is not None:
+                raise PosembError(f"{flag}: --checkpoint {path} is a model using {kind.label} "
+                                  f"({kind.decided_by}), which has no position table")
+        if tensors.model_config is None:
+            raise PosembError(f"--checkpoint {path}: this model uses {kind.label} ({kind.decided_by}); pass its "
+                              f"config.json with --config")
+        config_path = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+        model = from_config(config_path)
+        note = (f"--checkpoint {path}: {kind.label} ({kind.decided_by}) acts inside attention, no position table; "
+                f"analysed from its config.json")
+        return RealModel("--checkpoint", path, model.kind, rope=model.rope, formula=model.formula, notes=[note])
+    if kind is not None and kind.kind in ("relative_bias", "relative_embeddings"):
+        raise _refuse_relative(kind, "--checkpoint", path)
+    loaded = load_checkpoint(path, key=key, position_offset=position_offset, tensors=tensors, kind=kind)
+    return RealModel("--checkpoint", path, kind or ModelKind("learned", f"tensor name {loaded.key!r}"),
+                     loaded=loaded)
+
+
+def open_real_model(*, checkpoint: str | None, model_config: str | None, key: str | None = None,
+                    position_offset: int | None = None) -> RealModel | None:
+    """The real model named by ``--checkpoint`` or ``--config``, or None when neither is given."""
+    if checkpoint is not None:
+        return from_checkpoint(checkpoint, key=key, position_offset=position_offset)
+    if model_config is not None:
+        return from_config(model_config)
+    return None
+
+
+def table_of_checkpoint(path: str, *, key: str | None, position_offset: int | None, command: str) -> RealModel:
+    """``--checkpoint`` for a command that reads position tables only: other kinds are refused by name."""
+    model = from_checkpoint(path, key=key, position_offset=position_offset)
+    if model.loaded is None:
+        raise PosembError(f"--checkpoint {path}: this model uses {model.kind.label} ({model.kind.decided_by}), "
+                          f"no position table for {command}; analyse it with posemb inspect --checkpoint {path}")
+    return model
