@@ -95,7 +95,7 @@ def _parse_json(name: str, data: bytes) -> np.ndarray:
         raise PosembError(f"--ids {name}: an id does not fit in int64") from None
 
 
-def random_ids(batch: int, seq_len: int, vocab: int, *, seed: int) -> "torch.Tensor":
+def random_ids(batch: int, seq_len: int, vocab: int, *, seed: int) -> torch.Tensor:
     """A seeded (B, T) int64 batch drawn uniformly from [0, vocab), on the CPU."""
     import torch
 

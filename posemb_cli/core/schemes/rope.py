@@ -18,7 +18,11 @@ import math
 import torch
 from torch import nn
 
-from posemb_cli.core.schemes.rope_scaling import RopeScaling, rope_frequencies
+from posemb_cli.core.schemes.rope_scaling import (
+    SEQ_LEN_KINDS,
+    RopeScaling,
+    rope_frequencies,
+)
 from posemb_cli.core.settings import EmbeddingConfig
 
 _PROBE_FEATURES = 1024  # N * D of the probe fingerprint: N = clamp(1024 // D, 1, 8)
@@ -82,8 +86,8 @@ class RotaryPositionalEmbedding(nn.Module):
         return self.forward(self.max_ctx)  # (L, D) of zeros: nothing is added to the input
 
     def frequencies(self, seq_len: int | None = None) -> torch.Tensor:
-        """(h,) float64 frequencies as used for a sequence of ``seq_len`` (only dynamic NTK depends on it)."""
-        if self.scaling.kind != "dynamic" or seq_len is None or seq_len == self.max_ctx:
+        """(h,) float64 frequencies as used for a sequence of ``seq_len`` (dynamic NTK and LongRoPE depend on it)."""
+        if self.scaling.kind not in SEQ_LEN_KINDS or seq_len is None or seq_len == self.max_ctx:
             return self.inv_freq
         _, scaled, _ = rope_frequencies(self.head_dim, self.base, self.scaling, seq_len=seq_len)
         return torch.from_numpy(scaled).to(self.inv_freq.device)
@@ -157,21 +161,34 @@ class RotaryPositionalEmbedding(nn.Module):
         return (rotated_q * rotated_k).sum(-1)
 
     def bands(self) -> list[dict]:
-        """Per pair of one head: the frequency as used (after scaling), its wavelength, and the unscaled one."""
+        """Per pair of one head: the frequency as used (after scaling), its wavelength, and the unscaled one.
+
+        LongRoPE's bands also carry both of its sets, ``inv_freq_short`` (up to original_ctx) and
+        ``inv_freq_long`` (beyond it); ``inv_freq`` is the set used at max_ctx.
+        """
         scaled = self.scaling.kind != "none"
+        both = {}
+        if self.scaling.kind == "longrope":
+            original = self.scaling.original_ctx
+            both = {name: rope_frequencies(self.head_dim, self.base, self.scaling, seq_len=length)[1].tolist()
+                    for name, length in (("inv_freq_short", original), ("inv_freq_long", original + 1))}
         bands = []
         for pair, (used, plain) in enumerate(zip(self.inv_freq.tolist(), self.inv_freq_unscaled.tolist())):
             band = {"pair": pair, "inv_freq": used, "wavelength": 2 * math.pi / used}
             if scaled:
                 band["inv_freq_unscaled"] = plain
+            band.update({name: values[pair] for name, values in both.items()})
             bands.append(band)
         return bands
 
 
-def build(config: EmbeddingConfig, *, device: torch.device, dtype: torch.dtype) -> RotaryPositionalEmbedding:
+def build(
+    config: EmbeddingConfig, *, device: torch.device, dtype: torch.dtype, scaling: RopeScaling | None = None
+) -> RotaryPositionalEmbedding:
+    """The scheme from the settings; ``scaling`` (a model config's, with knobs no flag sets) replaces the flags'."""
     from posemb_cli.core.settings import rope_scaling_of
 
     return RotaryPositionalEmbedding(
         config.ctx, config.dim, config.head_dim or config.dim, config.base, layout=config.rope_layout,
-        scaling=rope_scaling_of(config), generator=torch.Generator().manual_seed(config.seed + 5),
+        scaling=scaling or rope_scaling_of(config), generator=torch.Generator().manual_seed(config.seed + 5),
         device=device, dtype=dtype)
