@@ -108,11 +108,13 @@ def bands_table(result: SchemeReport, ctx: int) -> Table:
     turns = full_turn_caption(result, ctx)
     caption = "; ".join(part for part in (turns, caption) if part) or None
     scaled = "inv_freq_unscaled" in bands[0]  # scaled rope: show the frequency before scaling too
+    sets = tuple(key for key in ("inv_freq_short", "inv_freq_long") if key in bands[0])  # LongRoPE's two sets
     table = Table(title="Wavelength bands, one row per feature pair", title_justify="left", caption=caption)
-    for name in ("pair", "frequency", *(("unscaled",) if scaled else ()), "wavelength", f"turns in ctx={ctx}"):
+    for name in ("pair", "frequency", *(("unscaled",) if scaled else ()), *(k[9:] for k in sets), "wavelength",
+                 f"turns in ctx={ctx}"):
         table.add_column(name, justify="right")
     for band in shown:
         unscaled = (general(band["inv_freq_unscaled"]),) if scaled else ()
-        table.add_row(str(band["pair"]), general(band["inv_freq"]), *unscaled, general(band["wavelength"]),
-                      general(ctx / band["wavelength"]))
+        table.add_row(str(band["pair"]), general(band["inv_freq"]), *unscaled, *(general(band[k]) for k in sets),
+                      general(band["wavelength"]), general(ctx / band["wavelength"]))
     return table

@@ -58,8 +58,8 @@ class RopeModel:
         """The JSON ``source`` object."""
         out = {"config": self.path, "model_type": self.model_type, "rope_type": self.scaling.kind,
                "rope_theta": self.base, "head_dim": self.head_dim, "rotary_dim": self.rotary_dim,
-               "heads": self.heads, "max_position_embeddings": self.notes.get("max_position_embeddings", self.ctx)}
-        out.update({key: value for key, value in self.notes.items() if key != "max_position_embeddings"})
+               "heads": self.heads, "max_position_embeddings": self.ctx}  # the analysed context, as before
+        out.update(self.notes)
         out.update(not_rotated_features=self.head_dim - self.rotary_dim, layout=self.layout)
         if self.layer_type is not None:
             out["layer_type"] = self.layer_type
@@ -178,7 +178,7 @@ def read_rope_config(path: str) -> RopeModel:
             continue
         read: RopeBlock = read_rope_block(model, block, head_dim=head_dim, max_ctx=max_ctx, fixed_rotary=fixed,
                                           top_original=top_original if layer_type is None else None)
-        notes = {"max_position_embeddings": max_ctx, **read.notes, **_mrope(block, read.rotary_dim),
+        notes = {"max_position_embeddings_in_file": max_ctx, **read.notes, **_mrope(block, read.rotary_dim),
                  **_layer_notes(model, read.rotary_dim)}
         found.append(RopeModel(path=file, model_type=model_type, heads=heads, head_dim=head_dim,
                                rotary_dim=read.rotary_dim, base=read.base, ctx=read.ctx, vocab=vocab,
