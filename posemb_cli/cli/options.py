@@ -28,7 +28,8 @@ Ids = Annotated[Optional[str], typer.Option(
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of tables.")]
 Debug = Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected failure.")]
 Checkpoint = Annotated[Optional[str], typer.Option(
-    "--checkpoint", help="A real model's position table: .safetensors, .bin/.pt state dict, .npy/.npz, or a model "
+    "--checkpoint", help="A real model's position table: .safetensors, .bin/.pt state dict, .npy/.npz, .gguf, "
+    "or a model "
     "directory. Its shape sets --dim, --ctx and (with a token table) --vocab.", show_default=False)]
 Key = Annotated[Optional[str], typer.Option(
     "--key", help="The tensor to read from --checkpoint, when its name is not a known one.", show_default=False)]
@@ -40,5 +41,5 @@ Plot = Annotated[Optional[str], typer.Option(
     "--plot", help="Also write a figure to FILE.png or FILE.svg (needs: pip install 'posemb[plot]').",
     show_default=False)]
 ModelConfig = Annotated[Optional[str], typer.Option(
-    "--config", help="A Hugging Face style config.json (or its directory): inspect that model's RoPE, "
+    "--config", help="A Hugging Face style config.json (or its directory) or a .gguf file: inspect that model's RoPE, "
     "with its head size, rope_theta, rope_scaling and context; no weights needed.", show_default=False)]

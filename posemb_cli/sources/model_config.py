@@ -9,7 +9,7 @@ num_attention_heads``; the rotary part from ``qk_rope_head_dim`` (DeepSeek),
 multimodal files' ``text_config``. Qwen2-VL's ``mrope_section`` and layers
 without RoPE (``no_rope_layers``, ``no_rope_layer_interval``) are reported in
 ``source``. A GGUF file's llama.cpp metadata is first turned into the same
-fields (``sources.gguf_config``). A missing, bad or unmodelled field exits 2
+fields (``sources.gguf_file``). A missing, bad or unmodelled field exits 2
 naming it.
 """
 
@@ -73,7 +73,7 @@ def read_json_config(path: str) -> tuple[str, dict]:
         raise PosembError(f"--config {path}: no such file" + (" (no config.json in the directory)"
                                                                   if os.path.isdir(path) else ""))
     if file.lower().endswith(".gguf"):
-        from posemb_cli.sources.gguf_config import gguf_config_fields
+        from posemb_cli.sources.gguf_file import gguf_config_fields
 
         return file, gguf_config_fields(file)
     return file, read_json_object(file, "--config")
@@ -126,7 +126,7 @@ def _blocks(model: Fields) -> list[tuple[str | None, Fields | None]]:
     return [(None, Fields(model.path, block, f"{model.prefix}{name}."))]
 
 
-def _layer_notes(model: Fields, rotary_dim: int) -> dict:
+def _layer_notes(model: Fields) -> dict:
     """mrope_section and layers without RoPE, as the config states them."""
     notes = {}
     values = model.values
@@ -170,16 +170,19 @@ def read_rope_config(path: str) -> RopeModel:
     vocab = vocab if isinstance(vocab, int) and not isinstance(vocab, bool) and vocab > 0 else None
     model_type = top.get("model_type") if isinstance(top.get("model_type"), str) else None
     layout = "interleaved" if model.values.get("rope_interleave") is True else "half"
+    file_format = "gguf" if file.lower().endswith(".gguf") else "config.json"
     found: list[RopeModel] = []
     without = []
     for layer_type, block in _blocks(model):
         if block is None:
             without.append(layer_type)
             continue
-        read: RopeBlock = read_rope_block(model, block, head_dim=head_dim, max_ctx=max_ctx, fixed_rotary=fixed,
-                                          top_original=top_original if layer_type is None else None)
-        notes = {"max_position_embeddings_in_file": max_ctx, **read.notes, **_mrope(block, read.rotary_dim),
-                 **_layer_notes(model, read.rotary_dim)}
+        read: RopeBlock = read_rope_block(
+            model, block, head_dim=head_dim, max_ctx=max_ctx, fixed_rotary=fixed,
+            top_original=top_original if layer_type is None else None,
+            head_field="head_dim" if model.has("head_dim") else "hidden_size / num_attention_heads")
+        notes = {"format": file_format, "max_position_embeddings_in_file": max_ctx, **read.notes,
+                 **_mrope(block, read.rotary_dim), **_layer_notes(model)}
         found.append(RopeModel(path=file, model_type=model_type, heads=heads, head_dim=head_dim,
                                rotary_dim=read.rotary_dim, base=read.base, ctx=read.ctx, vocab=vocab,
                                scaling=read.scaling, layer_type=layer_type, notes=notes, layout=layout))

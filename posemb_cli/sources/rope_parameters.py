@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 
 from posemb_cli.core.schemes.rope_scaling import RopeScaling
-from posemb_cli.sources.config_fields import Fields
+from posemb_cli.sources.config_fields import Fields, config_error
 
 # rope_type in the file -> the scaling kind of core/schemes/rope_scaling.py
 ROPE_TYPES = {"default": "none", "linear": "linear", "dynamic": "dynamic", "yarn": "yarn", "longrope": "longrope",
@@ -70,7 +70,7 @@ def _rotary_dim(model: Fields, block: Fields, head_dim: int, fixed: tuple[str, i
 
 def read_rope_block(
     model: Fields, block: Fields, *, head_dim: int, max_ctx: int, fixed_rotary: tuple[str, int] | None = None,
-    top_original: int | None = None,
+    top_original: int | None = None, head_field: str = "head_dim",
 ) -> RopeBlock:
     """Read one block.
 
@@ -81,6 +81,7 @@ def read_rope_block(
         max_ctx: ``max_position_embeddings``.
         fixed_rotary: (field, width) where the rotary width is given outright (qk_rope_head_dim, rotary_dim).
         top_original: a top-level ``original_max_position_embeddings`` (Phi-3 keeps it there; it wins).
+        head_field: the field that set ``head_dim``, named when an odd head cannot rotate.
     """
     values = block.values
     rope_type = values.get("rope_type", values.get("type", "default"))
@@ -100,9 +101,11 @@ def read_rope_block(
         raise theta_source.fail(theta_name if theta_source is model else "rope_theta", f"must be above 1, got {base!r}")
     rotary_dim, exponent_dim, rotary_field = _rotary_dim(model, block, head_dim, fixed_rotary, kind)
     if rotary_dim < 2 or rotary_dim % 2:
-        raise model.fail(rotary_field if fixed_rotary or "rotary" in rotary_field or "partial" in rotary_field
-                         else "head_dim", f"gives {rotary_dim} rotary features of {head_dim}: RoPE rotates "
-                                          "feature pairs, so need an even number, at least 2")
+        if rotary_field == "head_dim":  # the whole head rotates: name the field that set its size
+            raise model.fail(head_field, f"is {head_dim}: RoPE rotates feature pairs, so the head size must be even, "
+                                         "at least 2")
+        raise config_error(model.path, rotary_field, f"gives {rotary_dim} rotary features of {head_dim}: RoPE rotates feature "
+                                                      "pairs, so need an even number, at least 2")
     notes: dict = {"rope_type_in_file": rope_type}
     if kind == "none":
         return RopeBlock(rope_type, base, rotary_dim, RopeScaling(), max_ctx, notes)

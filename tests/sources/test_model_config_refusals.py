@@ -41,8 +41,8 @@ def write(tmp_path, **change):
     ({"rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.0625}},
      "rope_parameters.partial_rotary_factor gives 1 rotary features of 16"),
     ({"rotary_dim": 32}, "rotary_dim 32 exceeds the head size 16"),
-    ({"rotary_dim": 8, "partial_rotary_factor": 0.25}, "partial_rotary_factor 0.25 of head_dim 16 disagrees with "
-                                                       "rotary_dim 8"),
+    ({"rotary_dim": 8, "partial_rotary_factor": 0.25},
+     "partial_rotary_factor 0.25 of head_dim 16 disagrees with rotary_dim 8"),
     ({"no_rope_layers": [1, 2]}, "no_rope_layers must be a list of 0 (no RoPE) and 1 (RoPE)"),
     ({"rope_parameters": {"full_attention": None}}, "rope_parameters gives no layer type a RoPE block"),
     ({"rope_parameters": {"rope_type": "yarn", "factor": 0.5}}, "rope_parameters.factor must be 1 or more"),
@@ -64,3 +64,10 @@ def test_a_layer_type_without_rope_is_reported_not_analysed(tmp_path):
                                                       "sliding_attention": None}))
     assert doc["source"]["layer_types_without_rope"] == ["sliding_attention"]
     assert [entry["layer_type"] for entry in doc["layer_types"]] == ["full_attention"]
+
+
+def test_a_partial_factor_in_text_config_is_named_once(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "llava", "text_config": {**BASE, "partial_rotary_factor": 0.0625}}))
+    message = posemb_refusal(str(path))
+    assert ": text_config.partial_rotary_factor gives 1 rotary features of 16" in message
