@@ -19,6 +19,8 @@ in NumPy order (rows first), as the other formats give them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from posemb_cli.errors import PosembError
 
 INSTALL_HINT = "reading .gguf files needs the gguf package: pip install 'posemb[gguf]'"
@@ -104,10 +106,11 @@ def gguf_config_fields(path: str) -> dict:
     return {key: value for key, value in fields.items() if value is not None}
 
 
-def open_gguf(path: str, flag: str, model_config: dict | None):
-    """A TensorFile over the GGUF file's tensors; its metadata fields stand in for a config beside it."""
-    from posemb_cli.sources.tensor_files import TensorFile
+def open_gguf(path: str, flag: str, model_config: dict | None) -> tuple[dict, Callable[[str], object], dict]:
+    """The GGUF file's tensors for a TensorFile: (shapes, read(name), model config).
 
+    Its metadata fields stand in for the model config when none is beside the file.
+    """
     reader = _reader(path, flag)
     tensors = {tensor.name: tensor for tensor in reader.tensors}
     shapes = {name: tuple(int(n) for n in reversed(tensor.shape.tolist())) for name, tensor in tensors.items()}
@@ -126,4 +129,4 @@ def open_gguf(path: str, flag: str, model_config: dict | None):
             model_config = gguf_config_fields(path)
         except PosembError:
             model_config = {"model_type": _metadata(reader).get("general.architecture")}
-    return TensorFile(path, "gguf", shapes, read, model_config)
+    return shapes, read, model_config

@@ -128,7 +128,7 @@ def _blocks(model: Fields) -> list[tuple[str | None, Fields | None]]:
 
 def _layer_notes(model: Fields) -> dict:
     """mrope_section and layers without RoPE, as the config states them."""
-    notes = {}
+    notes: dict[str, object] = {}
     values = model.values
     if isinstance(values.get("layer_types"), list):
         types = values["layer_types"]

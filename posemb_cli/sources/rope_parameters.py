@@ -58,7 +58,7 @@ def _rotary_dim(model: Fields, block: Fields, head_dim: int, fixed: tuple[str, i
     source = block if name and block.has(name) else model
     partial = 1.0 if name is None else source.number(name)
     if partial > 1:
-        raise source.fail(name, f"must be in (0, 1], got {partial!r}")
+        raise source.fail(name or "partial_rotary_factor", f"must be in (0, 1], got {partial!r}")
     if fixed is not None:
         if name is not None and partial != 1.0 and int(head_dim * partial) != fixed[1]:
             raise source.fail(name, f"{partial!r} of head_dim {head_dim} disagrees with {fixed[0]} {fixed[1]}")
@@ -115,7 +115,7 @@ def read_rope_block(
 
 def _scaling(block: Fields, kind: str, rotary_dim: int, exponent_dim, max_ctx: int, top_original, notes: dict):
     """(RopeScaling, analysed context) for a scaled type, with transformers' defaults."""
-    original = None
+    original: int = max_ctx
     if kind in ("yarn", "longrope", "llama3"):  # transformers: the top-level value wins, then the block's, then max
         if top_original is not None:
             original = top_original

@@ -57,7 +57,7 @@ def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
     if suffix == ".gguf":  # llama.cpp's format: tensors and metadata in one file (the optional gguf package)
         from posemb_cli.sources.gguf_file import open_gguf
 
-        return open_gguf(path, flag, _config_beside(path, flag))
+        return TensorFile(path, "gguf", *open_gguf(path, flag, _config_beside(path, flag)))
     opener = {".safetensors": _open_safetensors, ".npy": _open_npy, ".npz": _open_npz}.get(suffix, _open_torch)
     return opener(path, flag, _config_beside(path, flag))
 

@@ -114,9 +114,9 @@ def rope_frequencies(
     kind = scaling.kind
     if kind not in MODEL_SCALING_KINDS:
         raise ValueError(f"unknown RoPE scaling {kind!r}; choose from {', '.join(MODEL_SCALING_KINDS)}")
-    original_ctx = scaling.original_ctx
-    if kind in (*NEEDS_ORIGINAL_CTX, "longrope") and original_ctx is None:
+    if kind in (*NEEDS_ORIGINAL_CTX, "longrope") and scaling.original_ctx is None:
         raise ValueError(f"RoPE scaling {kind!r} needs original_ctx")
+    original_ctx: int = scaling.original_ctx or 0  # set wherever a kind reads it (checked above)
     if kind in ("ntk", "dynamic") and dim == 2:
         raise ValueError(f"RoPE scaling {kind!r} raises the base to d / (d - 2): d must be at least 4")
     unscaled = _inv_freq(dim, base, scaling.exponent_dim)
