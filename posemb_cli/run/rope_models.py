@@ -28,7 +28,7 @@ def rope_model_shape(model: RopeModel, vocab: int) -> dict:
 def rope_settings(config: EmbeddingConfig, model: RopeModel) -> EmbeddingConfig:
     """The settings of the ``rope`` scheme that reproduce the model's RoPE.
 
-    Kinds that no ``--rope-scaling`` flag names (longrope, proportional) are settled as
+    Kinds that no ``--rope-scaling`` flag names (longrope, proportional, freq_factors) are settled as
     plain RoPE here; the scheme itself is built from the model's full scaling
     (``model_rope_builder``) and the JSON config names the real kind.
     """

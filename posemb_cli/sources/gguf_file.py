@@ -11,8 +11,9 @@ equivalent ``config.json``:
     {arch}.vocab_size (or the tokenizer's token count) -> vocab_size
     {arch}.rope.scaling.type/.factor/.original_context_length/.yarn_beta_fast/.yarn_beta_slow -> rope_scaling
 
-A key (or the ``rope_freqs.weight`` tensor) that changes the position signal and
-has no such translation is refused, naming it. Tensors are read by name and
+The ``rope_freqs.weight`` tensor (llama.cpp's per-pair frequency divisors, how
+Llama 3.1's scaling is stored) is read as the ``freq_factors`` kind. A key that
+changes the position signal and has no such translation is refused, naming it. Tensors are read by name and
 dequantised with the package's own ``gguf.quants.dequantize``; shapes are given
 in NumPy order (rows first), as the other formats give them.
 """
@@ -84,9 +85,7 @@ def gguf_config_fields(path: str) -> dict:
         value = meta.get(f"{arch}.{key}")
         if value is not None and value != neutral:
             raise PosembError(f"--config {path}: {arch}.{key} = {value!r} changes the RoPE signal and is not modelled")
-    if any(tensor.name == "rope_freqs.weight" for tensor in reader.tensors):
-        raise PosembError(f"--config {path}: tensor rope_freqs.weight (per-pair frequency divisors) is not modelled; "
-                          "use the model's config.json")
+    divisors = next((tensor for tensor in reader.tensors if tensor.name == "rope_freqs.weight"), None)
     tokens = meta.get("tokenizer.ggml.tokens")
     fields = {"model_type": arch, "gguf_architecture": arch, "hidden_size": get("embedding_length"),
               "num_attention_heads": get("attention.head_count"), "head_dim": get("attention.key_length"),
@@ -97,7 +96,15 @@ def gguf_config_fields(path: str) -> dict:
     if kind is not None and kind not in _SCALING_TYPES:
         raise PosembError(f"--config {path}: {arch}.rope.scaling.type {kind!r} is not supported for GGUF; "
                           f"known: {', '.join(_SCALING_TYPES)}")
-    if kind in ("linear", "yarn"):
+    if divisors is not None:  # llama.cpp's per-pair divisors (Llama 3.1's scaling, baked into a tensor)
+        if kind not in (None, "none"):
+            raise PosembError(f"--config {path}: tensor rope_freqs.weight together with {arch}.rope.scaling.type "
+                              f"{kind!r} is not modelled")
+        from gguf.quants import dequantize
+
+        values = dequantize(divisors.data, divisors.tensor_type).reshape(-1)
+        fields["rope_scaling"] = {"rope_type": "freq_factors", "freq_factors": [float(v) for v in values]}
+    elif kind in ("linear", "yarn"):
         scaling = {"rope_type": kind, "factor": get("rope.scaling.factor")}
         if kind == "yarn":
             scaling.update(original_max_position_embeddings=get("rope.scaling.original_context_length"),

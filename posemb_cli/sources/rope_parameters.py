@@ -19,7 +19,8 @@ from posemb_cli.sources.config_fields import Fields, config_error
 
 # rope_type in the file -> the scaling kind of core/schemes/rope_scaling.py
 ROPE_TYPES = {"default": "none", "linear": "linear", "dynamic": "dynamic", "yarn": "yarn", "longrope": "longrope",
-              "llama3": "llama3", "proportional": "proportional", "mrope": "none"}
+              "llama3": "llama3", "proportional": "proportional", "mrope": "none",
+              "freq_factors": "freq_factors"}  # the last: a GGUF file's rope_freqs.weight (sources.gguf_file)
 _KEYS = {
     "none": set(), "linear": {"factor"}, "dynamic": {"factor", "original_max_position_embeddings"},
     "yarn": {"factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
@@ -27,6 +28,7 @@ _KEYS = {
     "longrope": {"factor", "original_max_position_embeddings", "short_factor", "long_factor", "attention_factor"},
     "llama3": {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
     "proportional": {"factor"},
+    "freq_factors": {"freq_factors"},
 }
 _COMMON = {"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved"}
 
@@ -115,6 +117,8 @@ def read_rope_block(
 
 def _scaling(block: Fields, kind: str, rotary_dim: int, exponent_dim, max_ctx: int, top_original, notes: dict):
     """(RopeScaling, analysed context) for a scaled type, with transformers' defaults."""
+    if kind == "freq_factors":
+        return RopeScaling(kind=kind, short_factor=block.numbers("freq_factors", rotary_dim // 2)), max_ctx
     original: int = max_ctx
     if kind in ("yarn", "longrope", "llama3"):  # transformers: the top-level value wins, then the block's, then max
         if top_original is not None:

@@ -58,12 +58,30 @@ def test_gguf_partial_rotary_and_yarn_match_transformers(tmp_path):
     ({"rope.scaling.type": "yarn", "rope.scaling.factor": 4.0, "rope.scaling.yarn_log_multiplier": 0.1}, None,
      "llama.rope.scaling.yarn_log_multiplier = "),
     ({"rope.scaling.type": "longrope"}, None, "llama.rope.scaling.type 'longrope' is not supported for GGUF"),
-    ({}, {"rope_freqs.weight": (np.ones(8, np.float32), None)}, "tensor rope_freqs.weight"),
+    ({"rope.scaling.type": "linear", "rope.scaling.factor": 2.0}, {"rope_freqs.weight": (np.ones(8, np.float32), None)},
+     "tensor rope_freqs.weight together with llama.rope.scaling.type 'linear' is not modelled"),
+    ({}, {"rope_freqs.weight": (np.ones(7, np.float32), None)}, "freq_factors has 7 entries"),
     ({"attention.head_count": [4, 2]}, None, "llama.attention.head_count differs between layers"),
 ])
 def test_gguf_metadata_posemb_does_not_model_is_refused(tmp_path, meta, tensors, needle):
     path = write_gguf(tmp_path / "m.gguf", "llama", {**LLAMA, **meta}, tensors, tokens=100)
     assert needle in posemb_refusal(path)
+
+
+def test_gguf_rope_freqs_tensor_gives_llama31_frequencies(tmp_path):
+    """llama.cpp stores Llama 3.1's scaling as per-pair divisors; the frequencies equal transformers' llama3."""
+    from transformers import LlamaConfig
+
+    config = LlamaConfig(hidden_size=64, num_attention_heads=4, max_position_embeddings=128, rope_parameters={
+        "rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 16, "rope_theta": 500000.0})
+    llama3, _ = init_reference(config, "llama3")
+    plain = 1.0 / 500000.0 ** (np.arange(0, 16, 2) / 16)
+    divisors = (plain / llama3).astype(np.float32)  # what llama.cpp's converter writes
+    path = write_gguf(tmp_path / "llama31.gguf", "llama", LLAMA, {"rope_freqs.weight": (divisors, None)}, tokens=100)
+    doc = posemb_doc(path)
+    assert_matches(doc, (llama3, 1.0))
+    assert doc["source"]["rope_type"] == "freq_factors" and doc["config"]["rope_scaling"] == "freq_factors"
 
 
 def q8_0_decode(raw: np.ndarray, rows: int, width: int) -> np.ndarray:

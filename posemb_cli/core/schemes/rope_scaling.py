@@ -24,6 +24,9 @@ Two more are read from model configs only (no ``--rope-scaling`` flag):
 - ``proportional``: the rotated pairs keep the frequencies of the whole head,
   ``base ** (-2i / exponent_dim)``, divided by the factor.
 
+- ``freq_factors`` (llama.cpp's ``rope_freqs.weight`` tensor in a GGUF file): pair i
+  divided by ``short_factor[i]`` at every length.
+
 YaRN's ``truncate`` (default true) rounds the ramp's ends to whole pairs; gpt-oss turns it off.
 """
 
@@ -35,7 +38,7 @@ import numpy as np
 
 from posemb_cli.core.settings import NEEDS_ORIGINAL_CTX, SCALING_KINDS, RopeScaling
 
-MODEL_SCALING_KINDS = (*SCALING_KINDS, "longrope", "proportional")  # the kinds a model config can give
+MODEL_SCALING_KINDS = (*SCALING_KINDS, "longrope", "proportional", "freq_factors")  # the kinds a model config can give
 SEQ_LEN_KINDS = ("dynamic", "longrope")  # whose frequencies depend on the sequence length
 
 __all__ = ["MODEL_SCALING_KINDS", "NEEDS_ORIGINAL_CTX", "SCALING_KINDS", "SEQ_LEN_KINDS", "RopeScaling",
@@ -83,7 +86,7 @@ def _longrope_factors(s: RopeScaling, dim: int, *, long: bool) -> np.ndarray:
     factors = s.long_factor if long else s.short_factor
     if factors is None or len(factors) != dim // 2:
         which = "long_factor" if long else "short_factor"
-        raise ValueError(f"longrope needs {which} with one entry per pair ({dim // 2}), got {factors!r}")
+        raise ValueError(f"{s.kind} needs {which} with one entry per pair ({dim // 2}), got {factors!r}")
     return np.asarray(factors, dtype=np.float64)  # (dim/2,)
 
 
@@ -138,6 +141,8 @@ def rope_frequencies(
         scaled = _llama3(unscaled, scaling, original_ctx)
     elif kind == "longrope":
         scaled = unscaled / _longrope_factors(scaling, dim, long=seq_len is not None and seq_len > original_ctx)
+    elif kind == "freq_factors":
+        scaled = unscaled / _longrope_factors(scaling, dim, long=False)
     else:  # proportional
         scaled = unscaled / scaling.factor
     if scaling.attention_factor is not None:
