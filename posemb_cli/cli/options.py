@@ -121,7 +121,8 @@ POSITION_FLAGS = (
 CHECKPOINT_FLAGS = (
     Flag("checkpoint", Annotated[str | None, _option(
         "--checkpoint", panel=REAL, show_default=False, metavar="PATH",
-        help="A real model's position table: .safetensors, .bin/.pt state dict, .npy/.npz, or a model directory. "
+        help="A real model's position table: .safetensors, .bin/.pt state dict, .npy/.npz, .gguf, or a model "
+             "directory. "
              "Its shape sets --dim, --ctx and (with a token table) --vocab.")], None),
     Flag("key", Annotated[str | None, _option(
         "--key", panel=REAL, show_default=False,
@@ -134,8 +135,8 @@ CHECKPOINT_FLAGS = (
 CONFIG_FLAGS = (
     Flag("model_config", Annotated[str | None, _option(
         "--config", panel=REAL, show_default=False, metavar="PATH",
-        help="A Hugging Face style config.json (or its directory): inspect that model's RoPE, with its head size, "
-             "rope_theta, rope_scaling and context; no weights needed.")], None),
+        help="A Hugging Face style config.json (or its directory) or a .gguf file: inspect that model's position "
+             "setup; RoPE needs no weights.")], None),
 )
 PICTURE_FLAGS = (
     Flag("no_plot", Annotated[bool, _option("--no-plot", panel=OUTPUT,

@@ -29,6 +29,12 @@ class RopeScaling:
     low_freq_factor: float = 1.0
     high_freq_factor: float = 4.0
     attention_factor: float | None = None
+    # Model-config knobs (read from a config.json or GGUF file; no flags): YaRN's ``truncate``,
+    # LongRoPE's per-pair divisors, and the width the frequency exponent divides by (proportional).
+    truncate: bool = True
+    short_factor: tuple[float, ...] | None = None
+    long_factor: tuple[float, ...] | None = None
+    exponent_dim: int | None = None
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Group
 
 from posemb_cli.render.format import header
+from posemb_cli.render.layer_types import layer_types_table
 from posemb_cli.render.pictures import pictures
 from posemb_cli.render.position import compare_parts, inspect_parts
 from posemb_cli.render.source import source_line
@@ -35,6 +36,8 @@ def render_inspect(report: InspectReport) -> Group:
         parts.insert(1, source_line(result))
     if result.bands:
         parts.append(bands_table(result, report.config["ctx"]))
+    if result.layer_types:  # a config with one RoPE block per layer type
+        parts.append(layer_types_table(result))
     parts.extend(inspect_parts(result))
     parts.extend(spectrum_parts(result))
     if result.pictures.get("heatmap") is not None:  # pictures were asked for (not --json, not --no-plot)

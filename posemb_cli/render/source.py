@@ -30,6 +30,16 @@ def source_line(result: SchemeReport) -> Text | None:
         text.append(f"  {source.get('model_type') or 'model'}: rope_type {source.get('rope_type')}, "
                     f"rope_theta {source.get('rope_theta'):g}, head_dim {source.get('head_dim')} "
                     f"({source.get('rotary_dim')} rotary, one head of {source.get('heads')} shown)")
+        extras = [f"{source['not_rotated_features']} features not rotated" if source.get("not_rotated_features")
+                  else "", f"layer type {source['layer_type']}" if source.get("layer_type") else "",
+                  f"frequencies for length {source['frequencies_for_seq_len']}"
+                  if source.get("frequencies_for_seq_len") else "",
+                  f"longrope: {source['longrope_factors_in_use']} factors in use"
+                  if source.get("longrope_factors_in_use") else "",
+                  f"no RoPE in layers {source['layers_without_rope']}" if source.get("layers_without_rope") else "",
+                  f"mrope_section {source['mrope_section']}" if source.get("mrope_section") else ""]
+        if any(extras):
+            text.append("; " + "; ".join(part for part in extras if part))
     if source.get("kind"):
         text.append(f"\n  kind {source['kind']} ({source.get('decided_by', '')})")
     if source.get("token_note"):

@@ -109,11 +109,14 @@ def bands_table(result: SchemeReport, ctx: int) -> Table:
     turns = full_turn_caption(result, ctx)
     caption = "; ".join(part for part in (turns, caption) if part) or None
     scaled = bands[0].inv_freq_unscaled is not None  # scaled rope: show the frequency before scaling too
+    sets = tuple(key for key in ("inv_freq_short", "inv_freq_long") if getattr(bands[0], key) is not None)
     table = Table(title="Wavelength bands, one row per feature pair", title_justify="left", caption=caption)
-    for name in ("pair", "frequency", *(("unscaled",) if scaled else ()), "wavelength", f"turns in ctx={ctx}"):
+    for name in ("pair", "frequency", *(("unscaled",) if scaled else ()), *(k[9:] for k in sets), "wavelength",
+                 f"turns in ctx={ctx}"):
         table.add_column(name, justify="right")
     for band in shown:
         unscaled = (general(band.inv_freq_unscaled),) if scaled else ()
         table.add_row(str(band.pair), general(band.inv_freq), *unscaled, general(band.wavelength),
                       general(ctx / band.wavelength))
+    sets = tuple(key for key in ("inv_freq_short", "inv_freq_long") if getattr(bands[0], key) is not None)
     return table

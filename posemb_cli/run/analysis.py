@@ -12,7 +12,8 @@ from posemb_cli.run.preparation import prepare
 from posemb_cli.run.report import CompareReport, InspectReport, ParamCounts, SchemeReport, SignalFigures
 
 
-def _measure(name: str, config, token, ids, *, device, dtype, progress, given_table=None, observe=None) -> SchemeReport:
+def _measure(name: str, config, token, ids, *, device, dtype, progress, given_table=None, observe=None,
+             builder=None) -> SchemeReport:
     import torch
 
     from posemb_cli.core.embeddings import EmbeddingComposer
@@ -23,8 +24,9 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         row_norms,
     )
 
+    build = builder or build_scheme
     if given_table is None:
-        position = build_scheme(name, config, device=device, dtype=dtype)
+        position = build(name, config, device=device, dtype=dtype)
     else:  # a real model's table, read from a checkpoint
         from posemb_cli.core.schemes.table import TablePositionalEmbedding
 
@@ -59,17 +61,17 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         neighbour_similarity=similarity,
         table=stats,
         bands=position.bands(),
-        signal=_signal_figures(name, position, config, device=device, dtype=dtype, built=given_table is None),
+        signal=_signal_figures(name, position, config, device=device, dtype=dtype, built=given_table is None,
+                               build=build),
     )
 
 
-def _signal_figures(name: str, position, config, *, device, dtype, built: bool) -> SignalFigures:
+def _signal_figures(name: str, position, config, *, device, dtype, built: bool, build) -> SignalFigures:
     """The figures beyond the lesson's (relative check, decay bound, slopes, scorecard)."""
-    from posemb_cli.core.schemes import build_scheme
     from posemb_cli.run.diagnostics import signal_figures
 
     def rebuild():
-        return build_scheme(name, config, device=device, dtype=dtype)
+        return build(name, config, device=device, dtype=dtype)
 
     return signal_figures(position, config, rebuild=rebuild if built else None)
 
@@ -81,11 +83,14 @@ def run_schemes(
     progress: Callable[[str, int, int], None] | None = None,
     tables: dict | None = None,
     observe: Callable | None = None,
+    builders: dict | None = None,
 ) -> tuple[EmbeddingConfig, list[SchemeReport]]:
     """Build one token embedding, then each scheme's composer on the same batch; measure each.
 
     ``tables`` maps a name to a ready (L, D) table (a real model's) used instead of building
-    that scheme; ``observe(name, position)`` returns pictures kept on the report, out of JSON.
+    that scheme; ``builders`` maps a name to ``build(name, config, device=, dtype=)`` used instead of
+    the registry's (a real model's RoPE, with knobs no flag sets); ``observe(name, position)``
+    returns pictures kept on the report, out of JSON.
 
     Returns:
         The effective config (device resolved, B and T from --ids) and one report per scheme.
@@ -98,7 +103,8 @@ def run_schemes(
         if progress is not None:
             advance = _scheme_progress(progress, name, config.ctx)
         reports.append(_measure(name, config, token, ids, device=device, dtype=dtype, progress=advance,
-                                given_table=(tables or {}).get(name), observe=observe))
+                                given_table=(tables or {}).get(name), observe=observe,
+                                builder=(builders or {}).get(name)))
     return config, reports
 
 

@@ -12,8 +12,12 @@ import dataclasses
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.analysis import run_schemes
 from posemb_cli.run.report import CompareReport, InspectReport, NotedSource, SchemeReport, SourceDescription
+from posemb_cli.run.rope_models import (  # noqa: F401  (the config path)
+    inspect_rope_config,
+    rope_model_shape,
+    rope_settings,
+)
 from posemb_cli.sources.checkpoint import LoadedTable
-from posemb_cli.sources.model_config import RopeModel
 
 CHECKPOINT_SCHEME = "checkpoint"
 
@@ -56,37 +60,6 @@ def compare_checkpoint(
         return document
     first = _finish(InspectReport(config=document.config, result=reports[0]), real, vocab_typed=vocab_typed)
     return CompareReport(config=first.config, results=[first.result, *reports[1:]])
-
-
-def rope_model_shape(model: RopeModel, vocab: int) -> dict:
-    """``dim``, ``ctx`` and ``vocab`` for make_config.
-
-    D is one head's rotary features: every head of a RoPE model rotates with the same
-    frequencies, so one head shows the whole position signal at a fraction of the cost.
-    """
-    return {"dim": model.rotary_dim, "ctx": model.ctx, "vocab": model.vocab or vocab}
-
-
-def rope_settings(config: EmbeddingConfig, model: RopeModel) -> EmbeddingConfig:
-    """The settings of the ``rope`` scheme that reproduce the model's RoPE (Llama's rotate-half layout)."""
-    from posemb_cli.run.position_config import with_position_settings
-
-    s = model.scaling
-    return with_position_settings(
-        dataclasses.replace(config, base=model.base), schemes=("rope",), head_dim=model.rotary_dim,
-        rope_layout="half", rope_scaling=s.kind, rope_factor=s.factor, original_ctx=s.original_ctx,
-        beta_fast=s.beta_fast, beta_slow=s.beta_slow, low_freq_factor=s.low_freq_factor,
-        high_freq_factor=s.high_freq_factor, attention_factor=s.attention_factor, heads=1)
-
-
-def inspect_rope_config(config: EmbeddingConfig, model: RopeModel, **kwargs) -> InspectReport:
-    """The rope scheme with the model's head size, base, context and scaling: every diagnostic, no weights."""
-    from posemb_cli.run.analysis import inspect
-
-    report = inspect(rope_settings(config, model), "rope", **kwargs)
-    return dataclasses.replace(
-        report, config={**report.config, "model_config": model.path},
-        result=dataclasses.replace(report.result, source=model))
 
 
 def real_model_shape(model, vocab: int, *, vocab_typed: bool, ctx: int) -> dict:

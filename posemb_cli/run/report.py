@@ -115,6 +115,7 @@ class SchemeReport:
     signal: SignalFigures | None = None
     source: SourceDescription | None = None
     grid: dict | None = None  # a vision table's patch grid: measures.grid.grid_similarity
+    layer_types: list[tuple[str, SchemeReport]] | None = None  # one analysis per layer type (Gemma 3)
     pictures: dict = field(default_factory=dict, compare=False, repr=False)  # heatmaps: never in JSON
 
     def to_dict(self) -> dict:
@@ -133,6 +134,8 @@ class SchemeReport:
             out["source"] = self.source.source()
         if self.grid is not None:
             out["grid"] = self.grid
+        if self.layer_types is not None:
+            out["layer_types"] = [{"layer_type": name, **report.to_dict()} for name, report in self.layer_types]
         return out
 
 

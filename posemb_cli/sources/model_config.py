@@ -1,37 +1,40 @@
-"""A Hugging Face style ``config.json`` -> the model's RoPE: head size, base, context and scaling.
+"""A model's config (``config.json``, a model directory, or a ``.gguf`` file) -> the model's RoPE.
 
 No weights are needed: RoPE's position signal is fully given by the config.
-Fields read (transformers' names): ``rope_theta`` (or GPT-NeoX's
-``rotary_emb_base``; 10000 when absent, as transformers assumes),
-``rope_scaling`` (``type`` or ``rope_type``, ``factor``,
-``original_max_position_embeddings``, ``low_freq_factor``,
-``high_freq_factor``, ``beta_fast``, ``beta_slow``, ``attention_factor``,
-``mscale``/``mscale_all_dim``), ``head_dim`` or ``hidden_size /
-num_attention_heads``, ``partial_rotary_factor`` (or ``rotary_pct``),
-``max_position_embeddings``, ``vocab_size``. Newer files that keep these in
-``rope_parameters``, and multimodal files that keep them in ``text_config``,
-are read too. A missing or bad field exits 2 naming it.
+Read as transformers 5 reads it: ``rope_parameters`` (flat, or one block per
+layer type as Gemma 3 writes it) or the older ``rope_scaling`` beside
+``rope_theta``; the head from ``head_dim`` or ``hidden_size /
+num_attention_heads``; the rotary part from ``qk_rope_head_dim`` (DeepSeek),
+``rotary_dim``, or ``partial_rotary_factor``/``rotary_pct`` times the head;
+multimodal files' ``text_config``. Qwen2-VL's ``mrope_section`` and layers
+without RoPE (``no_rope_layers``, ``no_rope_layer_interval``) are reported in
+``source``. A GGUF file's llama.cpp metadata is first turned into the same
+fields (``sources.gguf_file``). A missing, bad or unmodelled field exits 2
+naming it.
 """
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from posemb_cli.core.schemes.rope_scaling import RopeScaling, yarn_attention_factor
+from posemb_cli.core.schemes.rope_scaling import RopeScaling
 from posemb_cli.errors import PosembError
+from posemb_cli.sources.config_fields import Fields
+from posemb_cli.sources.rope_parameters import ROPE_TYPES, RopeBlock, read_rope_block
 from posemb_cli.sources.tensor_files import read_json_object
 
-# rope_type in the file -> the scaling kind of schemes/rope_scaling.py
-ROPE_TYPES = {"default": "none", "linear": "linear", "ntk": "ntk", "dynamic": "dynamic", "yarn": "yarn",
-              "llama3": "llama3"}
-_EXTENDING = ("dynamic", "yarn", "llama3")  # the context reaches original x factor
+__all__ = ["ROPE_TYPES", "RopeModel", "read_json_config", "read_rope_config"]
 
 
 @dataclass(frozen=True)
 class RopeModel:
-    """What RoPE does in one real model, as its config states it."""
+    """What RoPE does in one real model (one layer type of it), as its config states it.
+
+    ``layer_type`` names the layer type for per-layer-type configs; ``others`` holds the
+    further layer types, each a RopeModel of its own; ``notes`` are extra ``source`` entries.
+    """
 
     path: str
     model_type: str | None
@@ -42,30 +45,25 @@ class RopeModel:
     ctx: int
     vocab: int | None
     scaling: RopeScaling
+    layer_type: str | None = None
+    others: tuple[RopeModel, ...] = ()
+    notes: dict = field(default_factory=dict)
+    layout: str = "half"
+
+    def layer_types(self) -> tuple[RopeModel, ...]:
+        """This model's layer types, the first (this one) first."""
+        return (self, *self.others)
 
     def source(self) -> dict:
         """The JSON ``source`` object."""
-        return {"config": self.path, "model_type": self.model_type, "rope_type": self.scaling.kind,
-                "rope_theta": self.base, "head_dim": self.head_dim, "rotary_dim": self.rotary_dim,
-                "heads": self.heads, "max_position_embeddings": self.ctx}
-
-
-def _fail(path: str, field: str, why: str) -> PosembError:
-    return PosembError(f"--config {path}: {field} {why}")
-
-
-def _number(path: str, fields: dict, name: str, *, prefix: str = "", default=None, integer=False, positive=True):
-    value = fields.get(name, default)
-    label = prefix + name
-    if value is None:
-        raise _fail(path, label, "is missing")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _fail(path, label, f"must be a number, got {value!r}")
-    if integer and value != int(value):
-        raise _fail(path, label, f"must be a whole number, got {value!r}")
-    if positive and value <= 0:
-        raise _fail(path, label, f"must be above 0, got {value!r}")
-    return int(value) if integer else float(value)
+        out = {"config": self.path, "model_type": self.model_type, "rope_type": self.scaling.kind,
+               "rope_theta": self.base, "head_dim": self.head_dim, "rotary_dim": self.rotary_dim,
+               "heads": self.heads, "max_position_embeddings": self.ctx}  # the analysed context, as before
+        out.update(self.notes)
+        out.update(not_rotated_features=self.head_dim - self.rotary_dim, layout=self.layout)
+        if self.layer_type is not None:
+            out["layer_type"] = self.layer_type
+        return out
 
 
 def read_json_config(path: str) -> tuple[str, dict]:
@@ -74,104 +72,122 @@ def read_json_config(path: str) -> tuple[str, dict]:
     if not os.path.isfile(file):
         raise PosembError(f"--config {path}: no such file" + (" (no config.json in the directory)"
                                                                   if os.path.isdir(path) else ""))
+    if file.lower().endswith(".gguf"):
+        from posemb_cli.sources.gguf_file import gguf_config_fields
+
+        return file, gguf_config_fields(file)
     return file, read_json_object(file, "--config")
 
 
-def _text_fields(fields: dict) -> tuple[dict, str]:
-    nested = fields.get("text_config")
-    if "hidden_size" not in fields and "head_dim" not in fields and isinstance(nested, dict):
-        return nested, "text_config."
-    return fields, ""
+def _text_fields(path: str, top: dict) -> Fields:
+    nested = top.get("text_config")
+    if "hidden_size" not in top and "head_dim" not in top and isinstance(nested, dict):
+        return Fields(path, nested, "text_config.")
+    return Fields(path, top)
 
 
-def _scaling(path: str, fields: dict, prefix: str, max_ctx: int) -> tuple[RopeScaling, int]:
-    """The RopeScaling and the context length it reaches."""
-    block_name = "rope_parameters" if isinstance(fields.get("rope_parameters"), dict) else "rope_scaling"
-    block = fields.get(block_name)
-    if block is None:
-        return RopeScaling(), max_ctx
-    label = f"{prefix}{block_name}."
-    if not isinstance(block, dict):
-        raise _fail(path, prefix + block_name, f"must be an object, got {block!r}")
-    rope_type = block.get("rope_type", block.get("type", "default"))
-    if rope_type not in ROPE_TYPES:
-        raise _fail(path, f"{label}rope_type", f"{rope_type!r} is not supported; known: {', '.join(ROPE_TYPES)}")
-    kind = ROPE_TYPES[rope_type]
-    if kind == "none":
-        return RopeScaling(), max_ctx
-    factor = _number(path, block, "factor", prefix=label)
-    if factor < 1:
-        raise _fail(path, f"{label}factor", f"must be 1 or more (it stretches the context), got {factor!r}")
-    get = block.get
-    original = get("original_max_position_embeddings")
-    if original is None and kind in ("dynamic", "yarn"):
-        original = max_ctx  # transformers: the config's own length is the trained one
-    if original is not None or kind == "llama3":
-        original = _number(path, block, "original_max_position_embeddings", prefix=label, default=original,
-                           integer=True)
-    attention = get("attention_factor")
-    if attention is not None:
-        attention = _number(path, block, "attention_factor", prefix=label)
-    elif kind == "yarn" and get("mscale") and get("mscale_all_dim"):  # DeepSeek's variant of the default
-        attention = (_mscale(factor, _number(path, block, "mscale", prefix=label))
-                     / _mscale(factor, _number(path, block, "mscale_all_dim", prefix=label)))
-    scaling = RopeScaling(
-        kind=kind, factor=factor, original_ctx=original,
-        beta_fast=_number(path, block, "beta_fast", prefix=label, default=32.0),
-        beta_slow=_number(path, block, "beta_slow", prefix=label, default=1.0),
-        low_freq_factor=_number(path, block, "low_freq_factor", prefix=label,
-                                default=None if kind == "llama3" else 1.0),
-        high_freq_factor=_number(path, block, "high_freq_factor", prefix=label,
-                                 default=None if kind == "llama3" else 4.0),
-        attention_factor=attention)
-    if scaling.beta_fast <= scaling.beta_slow:
-        raise _fail(path, f"{label}beta_fast", f"{scaling.beta_fast!r} must be above beta_slow {scaling.beta_slow!r}")
-    if scaling.high_freq_factor <= scaling.low_freq_factor:
-        raise _fail(path, f"{label}high_freq_factor", f"{scaling.high_freq_factor!r} must be above "
-                                                      f"low_freq_factor {scaling.low_freq_factor!r}")
-    ctx = max(max_ctx, round(original * factor)) if kind in _EXTENDING else max_ctx
-    return scaling, ctx
+def _head(model: Fields) -> tuple[int, int, tuple[str, int] | None]:
+    """(heads, head_dim, the rotary width where a field gives it outright)."""
+    heads = model.number("num_attention_heads", integer=True)
+    if model.has("qk_rope_head_dim"):  # DeepSeek: the rotary part of each query/key head
+        rotary = model.number("qk_rope_head_dim", integer=True)
+        nope = model.number("qk_nope_head_dim", integer=True, positive=False, default=0)
+        return heads, rotary + nope, (model.prefix + "qk_rope_head_dim", rotary)
+    if model.has("head_dim"):
+        head_dim = model.number("head_dim", integer=True)
+    else:
+        hidden = model.number("hidden_size", integer=True)
+        if hidden % heads:
+            raise model.fail("hidden_size", f"{hidden} is not a multiple of num_attention_heads {heads}")
+        head_dim = hidden // heads
+    if model.has("rotary_dim"):  # GPT-J, CodeGen; GGUF's rope.dimension_count
+        rotary = model.number("rotary_dim", integer=True)
+        if rotary > head_dim:
+            raise model.fail("rotary_dim", f"{rotary} exceeds the head size {head_dim}")
+        return heads, head_dim, (model.prefix + "rotary_dim", rotary)
+    return heads, head_dim, None
 
 
-def _mscale(factor: float, mscale: float) -> float:
-    return 1.0 if factor <= 1 else (yarn_attention_factor(factor) - 1.0) * mscale + 1.0
+def _blocks(model: Fields) -> list[tuple[str | None, Fields | None]]:
+    """(layer type or None, its rope block; None for a layer type without RoPE), in file order."""
+    values = model.values
+    parameters, scaling = values.get("rope_parameters"), values.get("rope_scaling")
+    for name, value in (("rope_parameters", parameters), ("rope_scaling", scaling)):
+        if value is not None and not isinstance(value, dict):
+            raise model.fail(name, f"must be an object, got {value!r}")
+    if parameters and scaling:
+        same = {k: v for k, v in parameters.items() if k != "rope_theta"} == scaling
+        if not same:
+            raise model.fail("rope_scaling", "and rope_parameters are both given and differ: keep one")
+    name, block = ("rope_parameters", parameters) if parameters else ("rope_scaling", scaling or {})
+    if block and all(isinstance(v, dict) or v is None for v in block.values()):  # one block per layer type
+        return [(layer, None if sub is None else Fields(model.path, sub, f"{model.prefix}{name}.{layer}."))
+                for layer, sub in block.items()]
+    return [(None, Fields(model.path, block, f"{model.prefix}{name}."))]
+
+
+def _layer_notes(model: Fields) -> dict:
+    """mrope_section and layers without RoPE, as the config states them."""
+    notes: dict[str, object] = {}
+    values = model.values
+    if isinstance(values.get("layer_types"), list):
+        types = values["layer_types"]
+        notes["layer_type_counts"] = {t: types.count(t) for t in dict.fromkeys(types) if isinstance(t, str)}
+    interval = values.get("no_rope_layer_interval")
+    listed = values.get("no_rope_layers")
+    if listed or interval:
+        if listed and not (isinstance(listed, list) and all(v in (0, 1) for v in listed)):
+            raise model.fail("no_rope_layers", "must be a list of 0 (no RoPE) and 1 (RoPE), one per layer")
+        if not listed:  # Llama 4: every interval-th layer goes without RoPE
+            step = model.number("no_rope_layer_interval", integer=True)
+            layers = model.number("num_hidden_layers", integer=True)
+            listed = [int((i + 1) % step != 0) for i in range(layers)]
+        notes["layers_without_rope"] = [i for i, uses in enumerate(listed) if not uses]
+        notes["layers_with_rope"] = sum(listed)
+    return notes
+
+
+def _mrope(block: Fields, rotary_dim: int) -> dict:
+    section = block.values.get("mrope_section")
+    if section is None:
+        return {}
+    if not (isinstance(section, list) and all(isinstance(v, int) and v > 0 for v in section)) \
+            or sum(section) != rotary_dim // 2:
+        raise block.fail("mrope_section", f"must be whole numbers summing to the {rotary_dim // 2} rotary pairs, "
+                                          f"got {section!r}")
+    return {"mrope_section": section,
+            "mrope_note": "text positions: every axis carries the same position, so the 1-D analysis holds"}
 
 
 def read_rope_config(path: str) -> RopeModel:
-    """Read a config.json (or a directory holding one) into the model's RoPE settings."""
+    """Read a config.json, a model directory or a .gguf file into the model's RoPE, one per layer type."""
     file, top = read_json_config(path)
-    fields, prefix = _text_fields(top)
-    heads = _number(file, fields, "num_attention_heads", prefix=prefix, integer=True)
-    if fields.get("head_dim") is not None:
-        head_dim = _number(file, fields, "head_dim", prefix=prefix, integer=True)
-    else:
-        hidden = _number(file, fields, "hidden_size", prefix=prefix, integer=True)
-        if hidden % heads:
-            raise _fail(file, f"{prefix}hidden_size", f"{hidden} is not a multiple of num_attention_heads {heads}")
-        head_dim = hidden // heads
-    partial_name = "partial_rotary_factor"
-    if "rotary_pct" in fields and partial_name not in fields:  # GPT-NeoX's name
-        partial_name = "rotary_pct"
-    partial = _number(file, fields, partial_name, prefix=prefix, default=1.0)
-    if partial > 1:
-        raise _fail(file, prefix + partial_name, f"must be in (0, 1], got {partial!r}")
-    rotary_dim = int(head_dim * partial)
-    if rotary_dim < 2 or rotary_dim % 2:
-        if partial_name not in fields:  # the head size itself is odd: name the field that set it
-            source = "head_dim" if fields.get("head_dim") is not None else "hidden_size / num_attention_heads"
-            raise _fail(file, prefix + source, f"is {head_dim}: RoPE rotates feature pairs, so the head size "
-                                               "must be even, at least 2")
-        raise _fail(file, prefix + partial_name, f"gives {rotary_dim} rotary features of {head_dim}: need an even "
-                                                 "number, at least 2")
-    parameters = fields.get("rope_parameters") if isinstance(fields.get("rope_parameters"), dict) else {}
-    theta_name = next((name for name in ("rope_theta", "rotary_emb_base") if name in fields), "rope_theta")
-    base = _number(file, {**fields, **parameters}, theta_name, prefix=prefix, default=10000.0)
-    if base <= 1:
-        raise _fail(file, prefix + theta_name, f"must be above 1, got {base!r}")
-    max_ctx = _number(file, fields, "max_position_embeddings", prefix=prefix, integer=True)
-    scaling, ctx = _scaling(file, fields, prefix, max_ctx)
-    vocab = fields.get("vocab_size", top.get("vocab_size"))
+    model = _text_fields(file, top)
+    heads, head_dim, fixed = _head(model)
+    max_ctx = model.number("max_position_embeddings", integer=True)
+    top_original = model.optional("original_max_position_embeddings", integer=True)
+    vocab = model.values.get("vocab_size", top.get("vocab_size"))
     vocab = vocab if isinstance(vocab, int) and not isinstance(vocab, bool) and vocab > 0 else None
     model_type = top.get("model_type") if isinstance(top.get("model_type"), str) else None
-    return RopeModel(path=file, model_type=model_type, heads=heads, head_dim=head_dim, rotary_dim=rotary_dim,
-                     base=base, ctx=ctx, vocab=vocab, scaling=scaling)
+    layout = "interleaved" if model.values.get("rope_interleave") is True else "half"
+    file_format = "gguf" if file.lower().endswith(".gguf") else "config.json"
+    found: list[RopeModel] = []
+    without = []
+    for layer_type, block in _blocks(model):
+        if block is None:
+            without.append(layer_type)
+            continue
+        read: RopeBlock = read_rope_block(
+            model, block, head_dim=head_dim, max_ctx=max_ctx, fixed_rotary=fixed,
+            top_original=top_original if layer_type is None else None,
+            head_field="head_dim" if model.has("head_dim") else "hidden_size / num_attention_heads")
+        notes = {"format": file_format, "max_position_embeddings_in_file": max_ctx, **read.notes,
+                 **_mrope(block, read.rotary_dim), **_layer_notes(model)}
+        found.append(RopeModel(path=file, model_type=model_type, heads=heads, head_dim=head_dim,
+                               rotary_dim=read.rotary_dim, base=read.base, ctx=read.ctx, vocab=vocab,
+                               scaling=read.scaling, layer_type=layer_type, notes=notes, layout=layout))
+    if not found:
+        raise model.fail("rope_parameters", "gives no layer type a RoPE block: nothing to analyse")
+    if without:
+        found = [dataclasses.replace(m, notes={**m.notes, "layer_types_without_rope": without}) for m in found]
+    return dataclasses.replace(found[0], others=tuple(found[1:]))

@@ -49,11 +49,13 @@ POSITION_NAMES = (
     "pos_embed.weight", "pos_emb.weight", "positional_embedding.weight", "pos_embedding.weight",
     "wpe", "position_embeddings", "embed_positions", "position_embedding", "pos_embed", "pos_emb",
     "positional_embedding", "pos_embedding",
+    "position_embd.weight",  # GGUF (llama.cpp) names
 )
 TOKEN_NAMES = (
     "wte.weight", "word_embeddings.weight", "embed_tokens.weight", "tok_embeddings.weight",
     "token_embedding.weight", "embed_in.weight", "tok_emb.weight", "shared.weight",
     "wte", "word_embeddings", "embed_tokens", "tok_embeddings", "token_embedding", "tok_emb", "shared",
+    "token_embd.weight",  # GGUF (llama.cpp) names
 )
 RELATIVE_BIAS_NAMES = ("relative_attention_bias.weight",)
 RELATIVE_EMBEDDING_NAMES = ("rel_embeddings.weight",)

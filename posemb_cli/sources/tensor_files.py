@@ -2,7 +2,7 @@
 
 Formats: ``.safetensors`` (one tensor read at a time), PyTorch ``.bin``/``.pt``
 state dicts (``weights_only=True``: a pickle that needs code is refused),
-``.npy``/``.npz`` (``allow_pickle=False``), and a model directory holding
+``.npy``/``.npz`` (``allow_pickle=False``), ``.gguf`` (``sources.gguf_file``), and a model directory holding
 ``model.safetensors`` (or its sharded index) or ``pytorch_model.bin`` beside
 ``config.json``. Every failure is a ``PosembError`` naming the flag and file.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from posemb_cli.errors import PosembError
 
-SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz")
+SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".gguf")
 _DIRECTORY_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 
 
@@ -54,6 +54,10 @@ def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
     if suffix not in SUFFIXES:
         raise PosembError(f"{flag} {path}: unsupported file type {suffix or '(none)'!r}; "
                           f"use {', '.join(SUFFIXES)} or a model directory")
+    if suffix == ".gguf":  # llama.cpp's format: tensors and metadata in one file (the optional gguf package)
+        from posemb_cli.sources.gguf_file import open_gguf
+
+        return TensorFile(path, "gguf", *open_gguf(path, flag, _config_beside(path, flag)))
     opener = {".safetensors": _open_safetensors, ".npy": _open_npy, ".npz": _open_npz}.get(suffix, _open_torch)
     return opener(path, flag, _config_beside(path, flag))
 

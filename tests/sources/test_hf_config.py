@@ -117,10 +117,12 @@ def test_directory_rope_parameters_and_text_config(tmp_path):
 
 
 @pytest.mark.parametrize("change, needle", [
-    ({"rope_scaling": {"rope_type": "longrope", "factor": 4.0}}, "rope_scaling.rope_type 'longrope' is not supported"),
+    ({"rope_scaling": {"rope_type": "longrope", "factor": 4.0}}, "rope_scaling.short_factor is missing"),
+    ({"rope_scaling": {"rope_type": "axial"}}, "rope_scaling.rope_type 'axial' is not supported"),
     ({"rope_scaling": {"type": "linear"}}, "rope_scaling.factor is missing"),
-    ({"rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0}},
-     "rope_scaling.original_max_position_embeddings is missing"),
+    ({"rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                       "original_max_position_embeddings": "8k"}},
+     "rope_scaling.original_max_position_embeddings must be a number"),
     ({"rope_scaling": {"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8192}},
      "rope_scaling.low_freq_factor is missing"),
     ({"num_attention_heads": None}, "num_attention_heads is missing"),

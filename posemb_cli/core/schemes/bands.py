@@ -18,17 +18,21 @@ class Band:
         inv_freq: radians per position.
         wavelength: positions per full turn, 2 pi / inv_freq.
         inv_freq_unscaled: the frequency before context scaling; None when unscaled.
+        inv_freq_short, inv_freq_long: LongRoPE's two sets, up to and beyond the original length.
     """
 
     pair: int
     inv_freq: float
     wavelength: float
     inv_freq_unscaled: float | None = None
+    inv_freq_short: float | None = None
+    inv_freq_long: float | None = None
 
     def to_dict(self) -> dict:
         out = {"pair": self.pair, "inv_freq": self.inv_freq, "wavelength": self.wavelength}
-        if self.inv_freq_unscaled is not None:
-            out["inv_freq_unscaled"] = self.inv_freq_unscaled
+        for name in ("inv_freq_unscaled", "inv_freq_short", "inv_freq_long"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
         return out
 
 

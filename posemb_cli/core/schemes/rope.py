@@ -13,6 +13,7 @@ features (i, i + h) as GPT-NeoX and Llama's rotate-half do.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -22,7 +23,7 @@ from torch import nn
 from posemb_cli.core.dtypes import uses_cast_recipe
 from posemb_cli.core.schemes.bands import Band, bands_of
 from posemb_cli.core.schemes.base import InAttention
-from posemb_cli.core.schemes.rope_scaling import RopeScaling, rope_frequencies
+from posemb_cli.core.schemes.rope_scaling import SEQ_LEN_KINDS, RopeScaling, rope_frequencies
 from posemb_cli.core.settings import EmbeddingConfig
 
 _PROBE_FEATURES = 1024  # N * D of the probe signal: N = clamp(1024 // D, 1, 8)
@@ -87,8 +88,8 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
         return self.forward(self.max_ctx)  # (L, D) of zeros: nothing is added to the input
 
     def frequencies(self, seq_len: int | None = None) -> torch.Tensor:
-        """(h,) float64 frequencies as used for a sequence of ``seq_len`` (only dynamic NTK depends on it)."""
-        if self.scaling.kind != "dynamic" or seq_len is None or seq_len == self.max_ctx:
+        """(h,) float64 frequencies as used for a sequence of ``seq_len`` (dynamic NTK and LongRoPE depend on it)."""
+        if self.scaling.kind not in SEQ_LEN_KINDS or seq_len is None or seq_len == self.max_ctx:
             return self.inv_freq
         _, scaled, _ = rope_frequencies(self.head_dim, self.base, self.scaling, seq_len=seq_len)
         return torch.from_numpy(scaled).to(self.inv_freq.device)
@@ -181,15 +182,29 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
         return rope_frequencies(self.head_dim, base, self.scaling, seq_len=self.max_ctx)[1]
 
     def bands(self) -> list[Band]:
-        """Per pair of one head: the frequency as used (after scaling), its wavelength, and the unscaled one."""
+        """Per pair of one head: the frequency as used (after scaling), its wavelength, and the unscaled one.
+
+        LongRoPE's bands also carry both of its sets, ``inv_freq_short`` (up to original_ctx) and
+        ``inv_freq_long`` (beyond it); ``inv_freq`` is the set used at max_ctx.
+        """
         unscaled = self.inv_freq_unscaled.tolist() if self.scaling.kind != "none" else None
-        return bands_of(self.inv_freq.tolist(), unscaled)
+        bands = bands_of(self.inv_freq.tolist(), unscaled)
+        if self.scaling.kind != "longrope":
+            return bands
+        original = self.scaling.original_ctx
+        short, long = (rope_frequencies(self.head_dim, self.base, self.scaling, seq_len=length)[1].tolist()
+                       for length in (original, original + 1))
+        return [dataclasses.replace(band, inv_freq_short=short[band.pair], inv_freq_long=long[band.pair])
+                for band in bands]
 
 
-def build(config: EmbeddingConfig, *, device: torch.device, dtype: torch.dtype) -> RotaryPositionalEmbedding:
+def build(
+    config: EmbeddingConfig, *, device: torch.device, dtype: torch.dtype, scaling: RopeScaling | None = None
+) -> RotaryPositionalEmbedding:
+    """The scheme from the settings; ``scaling`` (a model config's, with knobs no flag sets) replaces the flags'."""
     from posemb_cli.core.settings import rope_scaling_of
 
     return RotaryPositionalEmbedding(
         config.ctx, config.dim, config.head_dim or config.dim, config.base, layout=config.rope_layout,
-        scaling=rope_scaling_of(config), generator=torch.Generator().manual_seed(config.seed + 5),
+        scaling=scaling or rope_scaling_of(config), generator=torch.Generator().manual_seed(config.seed + 5),
         device=device, dtype=dtype)

@@ -16,6 +16,18 @@ The formulas are the published ones, with Hugging Face transformers'
   within ``original_ctx``; attention factor ``0.1 ln(factor) + 1`` unless given.
 - ``llama3``: wavelengths above ``original_ctx / low_freq_factor`` divided by
   the factor, below ``original_ctx / high_freq_factor`` kept, smoothed between.
+
+Two more are read from model configs only (no ``--rope-scaling`` flag):
+
+- ``longrope`` (Phi-3): pair i divided by ``short_factor[i]`` up to ``original_ctx``
+  and by ``long_factor[i]`` beyond it; attention factor given by the config.
+- ``proportional``: the rotated pairs keep the frequencies of the whole head,
+  ``base ** (-2i / exponent_dim)``, divided by the factor.
+
+- ``freq_factors`` (llama.cpp's ``rope_freqs.weight`` tensor in a GGUF file): pair i
+  divided by ``short_factor[i]`` at every length.
+
+YaRN's ``truncate`` (default true) rounds the ramp's ends to whole pairs; gpt-oss turns it off.
 """
 
 from __future__ import annotations
@@ -26,7 +38,11 @@ import numpy as np
 
 from posemb_cli.core.settings import NEEDS_ORIGINAL_CTX, SCALING_KINDS, RopeScaling
 
-__all__ = ["SCALING_KINDS", "NEEDS_ORIGINAL_CTX", "RopeScaling", "rope_frequencies", "yarn_attention_factor"]
+MODEL_SCALING_KINDS = (*SCALING_KINDS, "longrope", "proportional", "freq_factors")  # the kinds a model config can give
+SEQ_LEN_KINDS = ("dynamic", "longrope")  # whose frequencies depend on the sequence length
+
+__all__ = ["MODEL_SCALING_KINDS", "NEEDS_ORIGINAL_CTX", "SCALING_KINDS", "SEQ_LEN_KINDS", "RopeScaling",
+           "rope_frequencies", "yarn_attention_factor"]
 
 
 def yarn_attention_factor(factor: float) -> float:
@@ -34,16 +50,18 @@ def yarn_attention_factor(factor: float) -> float:
     return 1.0 if factor <= 1 else 0.1 * math.log(factor) + 1.0
 
 
-def _inv_freq(dim: int, base: float) -> np.ndarray:
-    return 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)  # (dim/2,)
+def _inv_freq(dim: int, base: float, exponent_dim: int | None = None) -> np.ndarray:
+    return 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / (exponent_dim or dim))  # (dim/2,)
 
 
 def _yarn(dim: int, base: float, s: RopeScaling, original_ctx: int) -> np.ndarray:
     def correction_dim(rotations: float) -> float:
         return dim * math.log(original_ctx / (rotations * 2 * math.pi)) / (2 * math.log(base))
 
-    low = max(math.floor(correction_dim(s.beta_fast)), 0)
-    high = min(math.ceil(correction_dim(s.beta_slow)), dim - 1)
+    low, high = correction_dim(s.beta_fast), correction_dim(s.beta_slow)
+    if s.truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
     if low == high:
         high += 0.001  # the published guard against a zero-width ramp
     ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
@@ -64,6 +82,14 @@ def _llama3(inv_freq: np.ndarray, s: RopeScaling, original_ctx: int) -> np.ndarr
     return np.where(medium, smoothed, scaled)
 
 
+def _longrope_factors(s: RopeScaling, dim: int, *, long: bool) -> np.ndarray:
+    factors = s.long_factor if long else s.short_factor
+    if factors is None or len(factors) != dim // 2:
+        which = "long_factor" if long else "short_factor"
+        raise ValueError(f"{s.kind} needs {which} with one entry per pair ({dim // 2}), got {factors!r}")
+    return np.asarray(factors, dtype=np.float64)  # (dim/2,)
+
+
 def rope_frequencies(
     head_dim: int,
     base: float,
@@ -78,7 +104,7 @@ def rope_frequencies(
         head_dim: size of one attention head.
         base: the RoPE base (theta), above 1.
         scaling: the context-extension method and its knobs.
-        seq_len: the current length; only ``dynamic`` reads it (None means original_ctx).
+        seq_len: the current length; ``dynamic`` and ``longrope`` read it (None means original_ctx).
         rotary_dim: how many leading features of the head rotate (default: all); even.
 
     Returns:
@@ -89,14 +115,14 @@ def rope_frequencies(
     if dim < 2 or dim % 2:
         raise ValueError(f"rotary dimension must be even and at least 2, got {dim}")
     kind = scaling.kind
-    if kind not in SCALING_KINDS:
-        raise ValueError(f"unknown RoPE scaling {kind!r}; choose from {', '.join(SCALING_KINDS)}")
-    original_ctx = scaling.original_ctx
-    if kind in NEEDS_ORIGINAL_CTX and original_ctx is None:
+    if kind not in MODEL_SCALING_KINDS:
+        raise ValueError(f"unknown RoPE scaling {kind!r}; choose from {', '.join(MODEL_SCALING_KINDS)}")
+    if kind in (*NEEDS_ORIGINAL_CTX, "longrope") and scaling.original_ctx is None:
         raise ValueError(f"RoPE scaling {kind!r} needs original_ctx")
+    original_ctx: int = scaling.original_ctx or 0  # set wherever a kind reads it (checked above)
     if kind in ("ntk", "dynamic") and dim == 2:
         raise ValueError(f"RoPE scaling {kind!r} raises the base to d / (d - 2): d must be at least 4")
-    unscaled = _inv_freq(dim, base)
+    unscaled = _inv_freq(dim, base, scaling.exponent_dim)
     attention = 1.0
     if kind == "none":
         scaled = unscaled.copy()
@@ -111,8 +137,14 @@ def rope_frequencies(
     elif kind == "yarn":
         scaled = _yarn(dim, base, scaling, original_ctx)
         attention = yarn_attention_factor(scaling.factor)
-    else:  # llama3
+    elif kind == "llama3":
         scaled = _llama3(unscaled, scaling, original_ctx)
+    elif kind == "longrope":
+        scaled = unscaled / _longrope_factors(scaling, dim, long=seq_len is not None and seq_len > original_ctx)
+    elif kind == "freq_factors":
+        scaled = unscaled / _longrope_factors(scaling, dim, long=False)
+    else:  # proportional
+        scaled = unscaled / scaling.factor
     if scaling.attention_factor is not None:
         attention = float(scaling.attention_factor)
     return unscaled, scaled, attention
