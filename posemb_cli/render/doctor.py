@@ -6,7 +6,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from posemb_cli.run.doctor import SEVERITIES, DoctorReport
+from posemb_cli.run.documents import SEVERITIES, DoctorReport
 
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 

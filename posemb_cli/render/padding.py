@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from posemb_cli.render.format import general
-from posemb_cli.run.padding import PaddingReport
+from posemb_cli.run.documents import PaddingReport
 
 __all__ = ["render_padding", "why"]
 

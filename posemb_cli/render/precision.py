@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from posemb_cli.render.format import general
-from posemb_cli.run.precision import PrecisionReport
+from posemb_cli.run.documents import PrecisionReport
 
 _SHORT = {"float32": "fp32", "float64": "fp64", "float16": "fp16", "bfloat16": "bf16"}
 

@@ -19,9 +19,9 @@ from posemb_cli.core.dtypes import dtype_size
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
 from posemb_cli.run.config import make_config, require_positive_int
+from posemb_cli.run.documents import BenchReport
 from posemb_cli.run.memory import estimate_bench_bytes, require_fits
 from posemb_cli.run.position_config import check_default_position_settings
-from posemb_cli.run.report import BenchReport
 
 _SIZE_FLAGS = "--vocab/--dim/--batch/--seq-len"
 _INT64 = 8

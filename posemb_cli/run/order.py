@@ -9,7 +9,7 @@ is rounding-level (attention is permutation-equivariant); with one it is not.
 from __future__ import annotations
 
 from posemb_cli.core.settings import EmbeddingConfig
-from posemb_cli.run.report import OrderReport
+from posemb_cli.run.documents import OrderReport
 
 _WEIGHT_SEED = 4  # offsets from --seed: attention weights, then the permutation
 _PERMUTATION_SEED = 6

@@ -10,27 +10,16 @@ largest ``|out_padded[real tokens] - out_plain|``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
+from posemb_cli.run.documents import PaddingReport
 
-PADDING_SCHEMA = "posemb.padding/1"
 POSITION_IDS = ("arange", "from_mask")
 PAD_ID = 0
 _WEIGHT_SEED = 4  # offset from --seed of the attention weights, as in order
 _INVARIANT_EPS = 1000  # rounding level: this many machine epsilons of the largest output
 
-__all__ = ["PADDING_SCHEMA", "POSITION_IDS", "PaddingReport", "position_ids", "run_padding"]
-
-
-@dataclass(frozen=True)
-class PaddingReport:
-    config: dict
-    results: list[dict]
-
-    def to_dict(self) -> dict:
-        return {"schema": PADDING_SCHEMA, "config": self.config, "results": self.results}
+__all__ = ["POSITION_IDS", "position_ids", "run_padding"]
 
 
 def position_ids(mask, kind: str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import sys
+from typing import Any
 
 from posemb_cli.core.schemes.rope_scaling import (
     NEEDS_ORIGINAL_CTX,
@@ -63,28 +64,12 @@ def _check_rope(dim: int, ctx: int, s: dict, *, head_dim_given: bool) -> None:
         raise PosembError(f"--rope-factor {s['rope_factor']!r} needs a --rope-scaling other than none")
 
 
-def with_position_settings(
-    config: EmbeddingConfig,
-    *,
-    schemes: tuple[str, ...],
-    head_dim: int | None = None,
-    rope_layout: str = "interleaved",
-    rope_scaling: str = "none",
-    rope_factor: float = 1.0,
-    original_ctx: int | None = None,
-    beta_fast: float = 32.0,
-    beta_slow: float = 1.0,
-    low_freq_factor: float = 1.0,
-    high_freq_factor: float = 4.0,
-    attention_factor: float | None = None,
-    heads: int = 8,
-) -> EmbeddingConfig:
-    """Put the RoPE/ALiBi flags into the config, check them, and fill in their effective defaults."""
-    config = dataclasses.replace(
-        config, head_dim=head_dim, rope_layout=rope_layout, rope_scaling=rope_scaling, rope_factor=rope_factor,
-        original_ctx=original_ctx, beta_fast=beta_fast, beta_slow=beta_slow, low_freq_factor=low_freq_factor,
-        high_freq_factor=high_freq_factor, attention_factor=attention_factor, heads=heads)
-    return settle_position_settings(config, schemes=schemes)
+def with_position_settings(config: EmbeddingConfig, *, schemes: tuple[str, ...], **settings: Any) -> EmbeddingConfig:
+    """Put RoPE/ALiBi settings (EmbeddingConfig field names) into the config, check them, fill in their defaults.
+
+    Settings not given keep the config's values (EmbeddingConfig's defaults, for a fresh config).
+    """
+    return settle_position_settings(dataclasses.replace(config, **settings), schemes=schemes)
 
 
 def settle_position_settings(config: EmbeddingConfig, *, schemes: tuple[str, ...]) -> EmbeddingConfig:

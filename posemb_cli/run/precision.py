@@ -8,32 +8,20 @@ those of cos and sin themselves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from posemb_cli.core.dtypes import DTYPES, SIGNAL_RECIPES
 from posemb_cli.core.settings import EmbeddingConfig, rope_scaling_of
 from posemb_cli.errors import PosembError
-from posemb_cli.measures.precision import RECIPES, PrecisionResult, measure_precision
+from posemb_cli.measures.precision import RECIPES, measure_precision
+from posemb_cli.run.documents import PrecisionReport
 
-PRECISION_SCHEMA = "posemb.precision/1"
 PRECISION_SCHEMES = ("rope", "sinusoidal")
 _ROPE_KEYS = ("head_dim", "rope_scaling", "rope_factor", "original_ctx", "beta_fast", "beta_slow",
               "low_freq_factor", "high_freq_factor")
 
-__all__ = ["PRECISION_SCHEMA", "PRECISION_SCHEMES", "PrecisionReport", "parse_dtypes", "run_precision",
+__all__ = ["PRECISION_SCHEMES", "parse_dtypes", "run_precision",
            "signal_frequencies"]
-
-
-@dataclass(frozen=True)
-class PrecisionReport:
-    config: dict
-    results: list[PrecisionResult]
-
-    def to_dict(self) -> dict:
-        return {"schema": PRECISION_SCHEMA, "config": self.config,
-                "results": [result.to_dict() for result in self.results]}
 
 
 def parse_dtypes(text: str) -> tuple[str, ...]:

@@ -16,8 +16,6 @@ from posemb_cli.run.context_bound import ContextBound
 
 INSPECT_SCHEMA = "posemb.inspect/1"
 COMPARE_SCHEMA = "posemb.compare/1"
-ORDER_SCHEMA = "posemb.order/1"
-BENCH_SCHEMA = "posemb.bench/1"
 
 
 @dataclass(frozen=True)
@@ -159,28 +157,6 @@ class CompareReport:
             "config": self.config,
             "schemes": [result.to_dict() for result in self.results],
         }
-
-
-@dataclass(frozen=True)
-class OrderReport:
-    """``posemb order``: one ``{"scheme", "max_abs_diff", ...}`` result per scheme."""
-
-    config: dict
-    results: list[dict]
-
-    def to_dict(self) -> dict:
-        return {"schema": ORDER_SCHEMA, "config": self.config, "results": self.results}
-
-
-@dataclass(frozen=True)
-class BenchReport:
-    """``posemb bench``: one timing result per dim and scheme."""
-
-    config: dict
-    results: list[dict]
-
-    def to_dict(self) -> dict:
-        return {"schema": BENCH_SCHEMA, "config": self.config, "results": self.results}
 
 
 def _finite_or_none(value):

@@ -12,18 +12,13 @@ import os
 
 from posemb_cli.errors import PosembError
 from posemb_cli.run.doctor.frequency_rules import frequency_findings
-from posemb_cli.run.doctor.model import (
-    DOCTOR_SCHEMA,
-    SEVERITIES,
-    DoctorReport,
-    Finding,
-    ModelFields,
-)
+from posemb_cli.run.doctor.model import ModelFields
 from posemb_cli.run.doctor.scaling_rules import scaling_findings
 from posemb_cli.run.doctor.table_rules import table_findings
+from posemb_cli.run.documents import DoctorReport, Finding
 from posemb_cli.sources.tensor_files import read_json_object
 
-__all__ = ["DOCTOR_SCHEMA", "SEVERITIES", "DoctorReport", "Finding", "run_doctor"]
+__all__ = ["run_doctor"]
 
 
 def _config_file(path: str, flag: str) -> str:

@@ -6,7 +6,8 @@ Ids: head-size, partial-rotary, rope-theta-missing, rope-base-bound, low-precisi
 from __future__ import annotations
 
 from posemb_cli.core.settings import RopeScaling
-from posemb_cli.run.doctor.model import Finding, ModelFields, number
+from posemb_cli.run.doctor.model import ModelFields, number
+from posemb_cli.run.documents import Finding
 
 _DEFAULT_BASE = 10000.0
 _THETA_SILENT_UP_TO = 4096  # longer contexts seldom train at transformers' default base

@@ -9,35 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-DOCTOR_SCHEMA = "posemb.doctor/1"
-SEVERITIES = ("error", "warning", "info")
-
-__all__ = ["DOCTOR_SCHEMA", "SEVERITIES", "DoctorReport", "Finding", "ModelFields", "number"]
-
-
-@dataclass(frozen=True)
-class Finding:
-    id: str
-    severity: str  # error | warning | info
-    message: str
-    fix: str
-
-    def to_dict(self) -> dict:
-        return {"id": self.id, "severity": self.severity, "message": self.message, "fix": self.fix}
-
-
-@dataclass(frozen=True)
-class DoctorReport:
-    source: dict
-    findings: list[Finding]
-
-    @property
-    def has_error(self) -> bool:
-        return any(finding.severity == "error" for finding in self.findings)
-
-    def to_dict(self) -> dict:
-        return {"schema": DOCTOR_SCHEMA, "source": self.source,
-                "findings": [finding.to_dict() for finding in self.findings]}
+__all__ = ["ModelFields", "number"]
 
 
 def number(value) -> float | None:

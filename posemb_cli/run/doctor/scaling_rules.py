@@ -9,8 +9,9 @@ from __future__ import annotations
 import difflib
 import math
 
-from posemb_cli.run.doctor.model import Finding, ModelFields, number
+from posemb_cli.run.doctor.model import ModelFields, number
 from posemb_cli.run.doctor.rope_keys import EVERY_KEY, EXTENDING, REQUIRED, known_keys
+from posemb_cli.run.documents import Finding
 
 __all__ = ["scaling_findings"]
 

@@ -5,7 +5,8 @@ Id: table-short.
 
 from __future__ import annotations
 
-from posemb_cli.run.doctor.model import Finding, ModelFields
+from posemb_cli.run.doctor.model import ModelFields
+from posemb_cli.run.documents import Finding
 
 __all__ = ["table_findings"]
 
