@@ -11,6 +11,7 @@ from collections.abc import Callable
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
 from posemb_cli.run.memory import estimate_bytes, require_fits
+from posemb_cli.run.memory_blame import size_blame
 from posemb_cli.run.report import (
     CompareReport,
     InspectReport,
@@ -19,15 +20,13 @@ from posemb_cli.run.report import (
 )
 from posemb_cli.sources.ids import random_ids, read_ids
 
-_SIZE_FLAGS = "--vocab/--dim/--ctx/--batch/--seq-len"
 
-
-def _load_batch(config: EmbeddingConfig):
-    """Return the config with B and T taken from --ids (when given) and the (B, T) ids on the CPU."""
+def _read_batch(config: EmbeddingConfig):
+    """The --ids batch and the config with its B and T; a config without --ids is returned as is, with None."""
     import torch
 
     if config.ids is None:
-        return config, random_ids(config.batch, config.seq_len, config.vocab, seed=config.seed + 2)
+        return config, None
     ids = read_ids(config.ids, config.vocab)
     batch, seq_len = ids.shape
     if seq_len > config.ctx:
@@ -104,11 +103,14 @@ def run_schemes(
     progress: Callable[[str, int, int], None] | None = None,
     tables: dict | None = None,
     observe: Callable | None = None,
+    origins: dict[str, str] | None = None,
 ) -> tuple[EmbeddingConfig, list[SchemeReport]]:
     """Build one token embedding, then each scheme's composer on the same batch; measure each.
 
     ``tables`` maps a name to a ready (L, D) table (a real model's) used instead of building
-    that scheme; ``observe(name, position)`` returns pictures kept on the report, out of JSON.
+    that scheme; ``observe(name, position)`` returns pictures kept on the report, out of JSON;
+    ``origins`` maps a size setting (``dim``, ``ctx``, ``vocab``) to where a file set it, for the
+    memory refusal to name.
 
     Returns:
         The effective config (device resolved, B and T from --ids) and one report per scheme.
@@ -121,10 +123,12 @@ def run_schemes(
     from posemb_cli.run.position_config import settle_position_settings
 
     config = settle_position_settings(config, schemes=schemes)  # RoPE/ALiBi defaults filled, however called
-    config, ids = _load_batch(config)
+    config, ids = _read_batch(config)
     device = resolve_device(config.device)
     config = dataclasses.replace(config, device=str(device))
-    require_fits(estimate_bytes(config, schemes), device, flags=_SIZE_FLAGS)
+    require_fits(estimate_bytes(config, schemes), device, flags=size_blame(config, schemes, origins))
+    if ids is None:  # drawn only once the estimate says it fits
+        ids = random_ids(config.batch, config.seq_len, config.vocab, seed=config.seed + 2)
     dtype = resolve_dtype(config.dtype)
     token = TokenEmbedding(
         config.vocab, config.dim, config.init_std,

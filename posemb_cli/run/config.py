@@ -12,6 +12,7 @@ import re
 from posemb_cli.core.dtypes import DTYPES
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
+from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 _DEVICE_RE = re.compile(r"^(auto|cpu|cuda|cuda:\d+)$")
 _MAX_SEED = 2**63 - 1
@@ -21,9 +22,19 @@ _LARGEST = {"float32": 3.4028234663852886e38, "float64": 3.4028234663852886e38, 
 _DRAW_SIGMAS = 10  # no N(0, std^2) draw of a realistic table reaches 10 standard deviations
 
 
-def require_positive_int(flag: str, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise PosembError(f"{flag} must be a positive integer, got {value!r}")
+def require_positive_int(flag: str, value: int, *, most: int = MAX_COUNT, most_text: str | None = None) -> None:
+    """Refuse anything but an integer in [1, most], naming ``flag`` (a flag, or a file and its field)."""
+    require_int_in(flag, value, 1, most, most_text=most_text)
+
+
+def require_int_in(flag: str, value: int, least: int, most: int, *, most_text: str | None = None) -> None:
+    """Refuse anything but an integer in [least, most]; the message gives the range allowed."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        kind = "a positive integer" if least == 1 else f"an integer of at least {least}"
+        raise PosembError(f"{flag} must be {kind}, got {value!r}")
+    if value > most:
+        limit = most_text or (MAX_COUNT_TEXT if most == MAX_COUNT else str(most))
+        raise PosembError(f"{flag} must be at most {limit}, got {value!r}")
 
 
 def require_finite(flag: str, value: float) -> None:

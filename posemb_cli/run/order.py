@@ -54,16 +54,21 @@ def run_order(config: EmbeddingConfig, schemes: tuple[str, ...]) -> OrderReport:
     from posemb_cli.core.dtypes import resolve_dtype
     from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
     from posemb_cli.core.schemes import build_scheme
-    from posemb_cli.run.analysis import _load_batch
+    from posemb_cli.run.analysis import _read_batch
     from posemb_cli.run.device import resolve_device
     from posemb_cli.run.memory import estimate_bytes, require_fits
+    from posemb_cli.run.memory_blame import size_blame
     from posemb_cli.run.position_config import settle_position_settings
+    from posemb_cli.sources.ids import random_ids
 
-    config, ids = _load_batch(settle_position_settings(config, schemes=schemes))
+    config, ids = _read_batch(settle_position_settings(config, schemes=schemes))
     device = resolve_device(config.device)
     config = dataclasses.replace(config, device=str(device))
     scores = 6 * config.batch * config.seq_len * config.seq_len * 8  # scores, weights and their float64 gaps
-    require_fits(estimate_bytes(config, schemes) + scores, device, flags="--batch/--seq-len/--dim/--ctx/--vocab")
+    require_fits(estimate_bytes(config, schemes) + scores, device,
+                 flags=size_blame(config, schemes, scores=True))
+    if ids is None:  # drawn only once the estimate says it fits
+        ids = random_ids(config.batch, config.seq_len, config.vocab, seed=config.seed + 2)
     dtype = resolve_dtype(config.dtype)
     compute = torch.float64 if dtype == torch.float64 else torch.float32
     token = TokenEmbedding(config.vocab, config.dim, config.init_std,

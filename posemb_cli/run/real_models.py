@@ -32,9 +32,23 @@ def _with_source(report, loaded: LoadedTable):
     return dataclasses.replace(report, extra={**report.extra, "source": loaded.source()})
 
 
+def checkpoint_origins(loaded: LoadedTable) -> dict[str, str]:
+    """Where the checkpoint sets the run's sizes, for a memory refusal to name the file, not --dim or --ctx."""
+    where = f"--checkpoint {loaded.path}"
+    return {"dim": where, "ctx": where, **({"vocab": where} if loaded.vocab else {})}
+
+
+def config_origins(model: RopeModel) -> dict[str, str]:
+    """Where a config.json sets the run's sizes: its fields, named for a memory refusal."""
+    where = f"--config {model.path}"
+    return {"dim": f"{where}: head_dim", "ctx": f"{where}: max_position_embeddings",
+            **({"vocab": f"{where}: vocab_size"} if model.vocab else {})}
+
+
 def inspect_checkpoint(config: EmbeddingConfig, loaded: LoadedTable, **kwargs) -> InspectReport:
     """Every diagnostic of ``inspect`` on the checkpoint's table."""
-    config, (report,) = run_schemes(config, (CHECKPOINT_SCHEME,), tables={CHECKPOINT_SCHEME: loaded.table}, **kwargs)
+    config, (report,) = run_schemes(config, (CHECKPOINT_SCHEME,), tables={CHECKPOINT_SCHEME: loaded.table},
+                                    origins=checkpoint_origins(loaded), **kwargs)
     return InspectReport(config={"scheme": CHECKPOINT_SCHEME, **_config_dict(config, loaded)},
                          result=_with_source(report, loaded))
 
@@ -44,7 +58,8 @@ def compare_checkpoint(
 ) -> CompareReport:
     """The checkpoint's table first, then formula schemes of the same shape, on one batch."""
     names = (CHECKPOINT_SCHEME, *schemes)
-    config, reports = run_schemes(config, names, tables={CHECKPOINT_SCHEME: loaded.table}, **kwargs)
+    config, reports = run_schemes(config, names, tables={CHECKPOINT_SCHEME: loaded.table},
+                                  origins=checkpoint_origins(loaded), **kwargs)
     reports[0] = _with_source(reports[0], loaded)
     return CompareReport(config={"schemes": list(names), **_config_dict(config, loaded)}, results=reports)
 
@@ -74,7 +89,7 @@ def inspect_rope_config(config: EmbeddingConfig, model: RopeModel, **kwargs) -> 
     """The rope scheme with the model's head size, base, context and scaling: every diagnostic, no weights."""
     from posemb_cli.run.analysis import inspect
 
-    report = inspect(rope_settings(config, model), "rope", **kwargs)
+    report = inspect(rope_settings(config, model), "rope", origins=config_origins(model), **kwargs)
     return dataclasses.replace(
         report, config={**report.config, "model_config": model.path},
         result=dataclasses.replace(report.result, extra={**report.result.extra, "source": model.source()}))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from posemb_cli.core.schemes.rope_scaling import RopeScaling, yarn_attention_factor
 from posemb_cli.errors import PosembError
+from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
 from posemb_cli.sources.tensor_files import read_json_object
 
 # rope_type in the file -> the scaling kind of schemes/rope_scaling.py
@@ -63,6 +64,8 @@ def _number(path: str, fields: dict, name: str, *, prefix: str = "", default=Non
         raise _fail(path, label, f"must be a number, got {value!r}")
     if integer and value != int(value):
         raise _fail(path, label, f"must be a whole number, got {value!r}")
+    if integer and value > MAX_COUNT:
+        raise _fail(path, label, f"must be at most {MAX_COUNT_TEXT}, got {value!r}")
     if positive and value <= 0:
         raise _fail(path, label, f"must be above 0, got {value!r}")
     return int(value) if integer else float(value)
@@ -130,6 +133,9 @@ def _scaling(path: str, fields: dict, prefix: str, max_ctx: int) -> tuple[RopeSc
         raise _fail(path, f"{label}high_freq_factor", f"{scaling.high_freq_factor!r} must be above "
                                                       f"low_freq_factor {scaling.low_freq_factor!r}")
     ctx = max(max_ctx, round(original * factor)) if kind in _EXTENDING else max_ctx
+    if ctx > MAX_COUNT:
+        raise _fail(path, f"{label}factor", f"{factor!r} stretches original_max_position_embeddings {original} to "
+                                            f"{ctx} positions; at most {MAX_COUNT_TEXT} are allowed")
     return scaling, ctx
 
 
