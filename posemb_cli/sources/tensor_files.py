@@ -9,7 +9,6 @@ state dicts (``weights_only=True``: a pickle that needs code is refused),
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import zipfile
@@ -60,11 +59,9 @@ def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
 
 def read_json_object(path: str, flag: str) -> dict:
     """The JSON object in ``path``, or PosembError naming ``flag`` and the file."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            value = json.load(handle)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PosembError(f"{flag} {path}: not a readable JSON file ({exc})") from None
+    from posemb_cli.sources.json_limits import read_json_file
+
+    value = read_json_file(path, f"{flag} {path}")  # sized and depth-checked before it is parsed
     if not isinstance(value, dict):
         raise PosembError(f"{flag} {path}: expected a JSON object")
     return value
