@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from posemb_cli.errors import PosembError
+from posemb_cli.sources.limits import require_memory
 from posemb_cli.sources.tensor_files import TensorFile, open_tensor_file
 
 POSITION_NAMES = (
@@ -161,6 +162,9 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
         if not 0 <= offset <= stored_rows - 2:
             raise PosembError(f"--position-offset {offset}: must be in [0, {stored_rows - 2}] "
                               f"for the {stored_rows}-row table {name!r}")
+    if name in tensors.nbytes:  # sized from the file's header before a byte of it is read
+        require_memory(f"--checkpoint {path}: tensor {name!r}", tensors.nbytes[name] + stored_rows * dim * 8,
+                       detail=f"[{stored_rows}, {dim}] as stored and a copy")
     stored = tensors.read(name)
     if not stored.is_floating_point():
         raise PosembError(f"--checkpoint {path}: tensor {name!r} holds {stored.dtype}, not floating-point numbers")

@@ -18,9 +18,14 @@ from typing import BinaryIO
 
 from posemb_cli.errors import PosembError
 from posemb_cli.sources.json_limits import refuse_large_json
-from posemb_cli.sources.limits import MAX_COUNT, MAX_JSON_BYTES, format_bytes, require_memory
+from posemb_cli.sources.limits import (
+    MAX_COUNT,
+    MAX_JSON_BYTES,
+    format_bytes,
+    require_memory,
+)
 
-__all__ = ["FORMAT_HINT", "IdsBytes", "NPY_MAGIC", "read_ids_input"]
+__all__ = ["FORMAT_HINT", "NPY_MAGIC", "IdsBytes", "read_ids_input"]
 
 NPY_MAGIC = b"\x93NUMPY"
 FORMAT_HINT = "a JSON list of lists of integers or an .npy integer array"
