@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+import warnings
 from typing import Annotated
 
 import typer
@@ -20,6 +21,7 @@ from posemb_cli.cli.commands.compare import compare
 from posemb_cli.cli.commands.inspect import inspect
 from posemb_cli.cli.commands.order import order
 from posemb_cli.cli.commands.sweep import sweep
+from posemb_cli.cli.output_faults import OUTPUT_ERRNOS, silence_stdout
 from posemb_cli.errors import PosembError
 
 
@@ -27,6 +29,13 @@ def _fail(message: str, code: int) -> None:
     sys.stderr.write(f"posemb: error: {message}\n")
     sys.stderr.flush()
     sys.exit(code)
+
+
+def _unexpected(exc: BaseException, debug: bool) -> None:
+    if debug:
+        traceback.print_exc()
+    _fail(f"unexpected failure: {type(exc).__name__}: {_one_line(str(exc))}"
+          + ("" if debug else " (run with --debug for the traceback)"), 1)
 
 
 def _one_line(text: str) -> str:
@@ -48,8 +57,12 @@ class _PosembGroup(TyperGroup):
         argv = list(sys.argv[1:] if args is None else args)
         debug = "--debug" in argv or os.environ.get("POSEMB_DEBUG") == "1"
         try:
-            result = super().main(args=argv, prog_name=prog_name or "posemb", complete_var=complete_var,
-                                  standalone_mode=False, **extra)
+            with warnings.catch_warnings():
+                if not debug:  # a library's warning is never an extra stderr line; --debug shows them
+                    warnings.simplefilter("ignore")
+                result = super().main(args=argv, prog_name=prog_name or "posemb", complete_var=complete_var,
+                                      standalone_mode=False, **extra)
+                sys.stdout.flush()  # a full disk fails here, inside the try, not at exit
         except PosembError as exc:
             _fail(_one_line(str(exc)), exc.exit_code)
         except typer.Exit as exc:
@@ -59,8 +72,13 @@ class _PosembGroup(TyperGroup):
         except KeyboardInterrupt:
             _fail("interrupted", 130)
         except BrokenPipeError:
-            sys.stderr = open(os.devnull, "w")  # the reader went away: nothing left to say
+            silence_stdout()  # the reader went away: nothing left to say
             sys.exit(1)
+        except OSError as exc:
+            if exc.errno not in OUTPUT_ERRNOS:
+                _unexpected(exc, debug)
+            silence_stdout()  # what is still buffered can never be written: drop it, say why once
+            _fail(f"cannot write the output: {exc.strerror or exc}", 1)
         except Exception as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":  # bare `posemb`: the help, as --help prints it
                 sys.stdout.write(exc.format_message().rstrip("\n") + "\n")
@@ -70,10 +88,7 @@ class _PosembGroup(TyperGroup):
                 if not message:  # no arguments at all: the help was printed
                     sys.exit(0)
                 _fail(message, 2)
-            if debug:
-                traceback.print_exc()
-            _fail(f"unexpected failure: {type(exc).__name__}: {_one_line(str(exc))}"
-                  + ("" if debug else " (run with --debug for the traceback)"), 1)
+            _unexpected(exc, debug)
         sys.exit(result if isinstance(result, int) else 0)
 
 

@@ -12,15 +12,24 @@ if TYPE_CHECKING:
 
 # rich.console is imported when a console is made, not at import: --help and --version never need it.
 def stdout_console() -> "Console":
+    """The console for results: ASCII symbols when stdout cannot encode ours, no escape codes under NO_COLOR."""
     from rich.console import Console
 
-    return Console()
+    from posemb_cli.cli.text_fallback import AsciiWriter, can_encode_symbols, plain_styles
+
+    stream = sys.stdout
+    file = stream if can_encode_symbols(stream) else AsciiWriter(stream)
+    return Console(file=file, **({"color_system": None, "no_color": True} if plain_styles() else {}))
 
 
 def stderr_console() -> "Console":
     from rich.console import Console
 
-    return Console(stderr=True)
+    from posemb_cli.cli.text_fallback import AsciiWriter, can_encode_symbols, plain_styles
+
+    stream = sys.stderr
+    file = stream if can_encode_symbols(stream) else AsciiWriter(stream)
+    return Console(file=file, stderr=True, **({"color_system": None, "no_color": True} if plain_styles() else {}))
 
 
 def write_json(text: str) -> None:
@@ -31,8 +40,10 @@ def write_json(text: str) -> None:
 @contextmanager
 def row_progress(description: str):
     """A transient progress bar on stderr when it is a terminal; yields an update callback or None."""
+    from posemb_cli.cli.text_fallback import plain_styles
+
     console = stderr_console()
-    if not console.is_terminal:
+    if not console.is_terminal or plain_styles():  # a live bar moves the cursor with escape codes
         yield None
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
