@@ -59,16 +59,23 @@ def size_blame(config: EmbeddingConfig, schemes: tuple[str, ...], origins: dict[
     if config.ids is not None:
         origins.setdefault("batch", f"--ids {config.ids}")
         origins.setdefault("seq_len", f"--ids {config.ids}")
-    elif config.seq_len in (config.ctx, min(config.ctx, 128)):  # T left to its default follows the context
+    follows_ctx = config.ids is None and config.seq_len in (config.ctx, min(config.ctx, 128))
+    if follows_ctx:  # T left to its default follows the context: blame what set the context
         origins.setdefault("seq_len", origins.get("ctx", FLAGS["ctx"]))
     terms = size_terms(config, schemes, **terms_options)
     largest = max(terms.values())
     drivers = [field for field in _ORDER
                if any(field in fields and size * _SHARE >= largest for fields, size in terms.items())]
+
     # A flag left at its default is not what the user can blame; name it only when nothing else drives.
-    moved = [field for field in drivers if field in origins or getattr(config, field) != (defaults or _DEFAULTS).get(field)]
+    def moved(field: str) -> bool:
+        if field == "seq_len" and follows_ctx:
+            field = "ctx"
+        return field in origins or getattr(config, field) != (defaults or _DEFAULTS).get(field)
+
+    named = [field for field in drivers if moved(field)]
     labels: list[str] = []
-    for field in moved or drivers:
+    for field in named or drivers:
         label = origins.get(field, FLAGS[field])
         if label not in labels:
             labels.append(label)
