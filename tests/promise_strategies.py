@@ -128,7 +128,8 @@ def _table_files() -> dict[str, bytes]:
     """A small real checkpoint (position table 'wpe.weight' (16, 8), token table (50, 8)) in every format."""
     from safetensors.torch import save
 
-    tables = {"wpe.weight": torch.randn(16, 8), "wte.weight": torch.randn(50, 8)}
+    generator = torch.Generator().manual_seed(0)  # the same bytes on every run, whatever ran before
+    tables = {"wpe.weight": torch.randn(16, 8, generator=generator), "wte.weight": torch.randn(50, 8, generator=generator)}
     files = {".safetensors": save(tables)}
     buffer = io.BytesIO()
     torch.save(tables, buffer)

@@ -15,7 +15,11 @@ def stdout_console() -> "Console":
     """The console for results: ASCII symbols when stdout cannot encode ours, no escape codes under NO_COLOR."""
     from rich.console import Console
 
-    from posemb_cli.cli.text_fallback import AsciiWriter, can_encode_symbols, plain_styles
+    from posemb_cli.cli.text_fallback import (
+        AsciiWriter,
+        can_encode_symbols,
+        plain_styles,
+    )
 
     stream = sys.stdout
     file = stream if can_encode_symbols(stream) else AsciiWriter(stream)
@@ -25,7 +29,11 @@ def stdout_console() -> "Console":
 def stderr_console() -> "Console":
     from rich.console import Console
 
-    from posemb_cli.cli.text_fallback import AsciiWriter, can_encode_symbols, plain_styles
+    from posemb_cli.cli.text_fallback import (
+        AsciiWriter,
+        can_encode_symbols,
+        plain_styles,
+    )
 
     stream = sys.stderr
     file = stream if can_encode_symbols(stream) else AsciiWriter(stream)

@@ -225,7 +225,7 @@ def _npy_header(path: str, flag: str):
                       else np.lib.format.read_array_header_2_0)
             shape, _fortran, dtype = header(handle)
             return tuple(shape), dtype, handle.tell()
-    except (ValueError, OSError, EOFError, SyntaxError) as exc:
+    except Exception as exc:  # noqa: BLE001 - a bad header fails numpy's parser in many ways (TokenError too)
         raise PosembError(f"{flag} {path}: not a plain .npy array ({' '.join(str(exc).split())})") from None
 
 
@@ -244,13 +244,13 @@ def _open_npz(path: str, flag: str, model_config: dict | None) -> TensorFile:
                     shape, _fortran, dtype = header(handle)
                 shapes[member.removesuffix(".npy")] = tuple(shape)
                 nbytes[member.removesuffix(".npy")] = math.prod(shape) * dtype.itemsize
-    except (ValueError, OSError, EOFError, SyntaxError, zipfile.BadZipFile) as exc:
+    except Exception as exc:  # noqa: BLE001 - a bad member header fails numpy's parser in many ways
         raise PosembError(f"{flag} {path}: not a plain .npz archive ({exc})") from None
 
     def load(name: str):
         try:
             return archive[name]
-        except ValueError as exc:
+        except Exception as exc:  # noqa: BLE001 - a damaged member fails zlib, zipfile or numpy in many ways
             raise PosembError(f"{flag} {path}: array {name!r} is not plain numbers ({exc})") from None
 
     return TensorFile(path, "npz", shapes, _numpy_reader(load), model_config, nbytes)

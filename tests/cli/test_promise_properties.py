@@ -4,7 +4,8 @@ For each generated command line: exit 0 or 2 (never 1: no input is an
 internal failure); on 2, exactly one stderr line that names a flag or the
 file, and nothing on stdout (also under --json); no traceback anywhere; on 0
 under --json, stdout is JSON lines. Runs are derandomized (the same cases on
-every run) and small, so the suite takes about a minute on two cores.
+every run) and small, so the suite takes about a minute on two cores;
+POSEMB_PROMISE_EXAMPLES=N runs N cases per test, POSEMB_PROMISE_RANDOM=1 draws new ones (a fuzzing run).
 """
 
 import collections
@@ -19,7 +20,13 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from posemb_cli.cli.app import app
-from tests.promise_strategies import SMALL, checkpoint_files, command_lines, config_files, ids_files
+from tests.promise_strategies import (
+    SMALL,
+    checkpoint_files,
+    command_lines,
+    config_files,
+    ids_files,
+)
 
 runner = CliRunner()
 _FLAG = re.compile(r"--[a-z][a-z-]+")
@@ -30,7 +37,7 @@ REFUSALS: collections.Counter = collections.Counter()
 CASES = collections.Counter()
 
 PROMISE = settings(max_examples=int(os.environ.get("POSEMB_PROMISE_EXAMPLES", "150")), deadline=None,
-                   derandomize=True, database=None,
+                   derandomize=not os.environ.get("POSEMB_PROMISE_RANDOM"), database=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
