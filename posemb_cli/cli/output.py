@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO, cast
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -13,20 +13,14 @@ if TYPE_CHECKING:
 # rich.console is imported when a console is made, not at import: --help and --version never need it.
 def stdout_console() -> "Console":
     """The console for results: ASCII symbols when stdout cannot encode ours, no escape codes under NO_COLOR."""
-    from rich.console import Console
-
-    from posemb_cli.cli.text_fallback import (
-        AsciiWriter,
-        can_encode_symbols,
-        plain_styles,
-    )
-
-    stream = sys.stdout
-    file = stream if can_encode_symbols(stream) else AsciiWriter(stream)
-    return Console(file=file, **({"color_system": None, "no_color": True} if plain_styles() else {}))
+    return _console(sys.stdout, stderr=False)
 
 
 def stderr_console() -> "Console":
+    return _console(sys.stderr, stderr=True)
+
+
+def _console(stream: TextIO, *, stderr: bool) -> "Console":
     from rich.console import Console
 
     from posemb_cli.cli.text_fallback import (
@@ -35,9 +29,9 @@ def stderr_console() -> "Console":
         plain_styles,
     )
 
-    stream = sys.stderr
-    file = stream if can_encode_symbols(stream) else AsciiWriter(stream)
-    return Console(file=file, stderr=True, **({"color_system": None, "no_color": True} if plain_styles() else {}))
+    file = stream if can_encode_symbols(stream) else cast(TextIO, AsciiWriter(stream))
+    plain = plain_styles()
+    return Console(file=file, stderr=stderr, color_system=None if plain else "auto", no_color=True if plain else None)
 
 
 def write_json(text: str) -> None:

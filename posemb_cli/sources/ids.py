@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
@@ -18,7 +17,7 @@ if TYPE_CHECKING:
 _FORMAT_HINT = FORMAT_HINT
 
 
-def read_ids(source: str, vocab: int, *, stdin: io.BufferedIOBase | None = None) -> np.ndarray:
+def read_ids(source: str, vocab: int, *, stdin: BinaryIO | None = None) -> np.ndarray:
     """Read a (B, T) batch of token ids from a file path, or from stdin when ``source`` is '-'.
 
     The input is sized before it is read (see ``ids_input``).
@@ -39,6 +38,7 @@ def read_ids(source: str, vocab: int, *, stdin: io.BufferedIOBase | None = None)
 
 
 def _npy_array(name: str, read: IdsBytes) -> np.ndarray:
+    assert read.npy is not None  # the caller checked: an .npy input
     shape, dtype, fortran = read.npy
     array = np.frombuffer(read.data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
     if array.size == 0:
