@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.limits import require_memory
+from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT, require_memory
 from posemb_cli.sources.tensor_files import TensorFile, open_tensor_file
 
 POSITION_NAMES = (
@@ -175,6 +175,9 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
                           f"{row + offset}); a position table must be finite")
     token_key = find_token_key(tensors, dim)
     vocab = tensors.shapes[token_key][0] if token_key else None
+    if vocab is not None and vocab > MAX_COUNT:  # the file sets --vocab: name it, not the flag
+        raise PosembError(f"--checkpoint {path}: token table {token_key!r} declares {vocab} rows; "
+                          f"at most {MAX_COUNT_TEXT} are allowed")
     return LoadedTable(
         path=path, key=name, table=table, position_offset=offset, offset_reason=reason,
         stored_rows=stored_rows, stored_dtype=str(stored.dtype).removeprefix("torch."), vocab=vocab,

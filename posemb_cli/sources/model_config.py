@@ -178,6 +178,8 @@ def read_rope_config(path: str) -> RopeModel:
     scaling, ctx = _scaling(file, fields, prefix, max_ctx)
     vocab = fields.get("vocab_size", top.get("vocab_size"))
     vocab = vocab if isinstance(vocab, int) and not isinstance(vocab, bool) and vocab > 0 else None
+    if vocab is not None and vocab > MAX_COUNT:
+        raise _fail(file, "vocab_size", f"must be at most {MAX_COUNT_TEXT}, got {vocab!r}")
     model_type = top.get("model_type") if isinstance(top.get("model_type"), str) else None
     return RopeModel(path=file, model_type=model_type, heads=heads, head_dim=head_dim, rotary_dim=rotary_dim,
                      base=base, ctx=ctx, vocab=vocab, scaling=scaling)

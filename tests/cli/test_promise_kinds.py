@@ -5,6 +5,7 @@ what needs one: a closed stdin, a terminal, /dev/full, an encoding, a
 library warning printed by the interpreter.
 """
 
+import io
 import json
 import math
 import os
@@ -278,3 +279,24 @@ def test_none_scheme_similarity_is_null_with_a_note_in_every_dtype(dtype):
         assert row["mean"] is None and row["min"] is None and row["max"] is None
         assert "a zero row has no direction" in row["note"]
     assert not any(isinstance(v, float) and math.isnan(v) for v in json.loads(result.stdout)["table"].values())
+
+
+def test_a_file_set_vocab_past_the_bound_is_blamed_on_the_file(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"num_attention_heads": 2, "head_dim": 8, "max_position_embeddings": 16,
+                                  "vocab_size": 2**63}))
+    check_refused(["inspect", "--config", str(config)], f"--config {config}: vocab_size must be at most 2**40",
+                  forbidden=("--vocab",))
+    # An .npz whose token table header declares 2**50 rows (no data behind it: only headers are read).
+    import zipfile
+
+    table = io.BytesIO()
+    np.save(table, np.random.default_rng(0).standard_normal((16, 8)).astype(np.float32))
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1125899906842624, 8), }"
+    header += " " * (64 - (len(header) + 11) % 64) + "\n"
+    archive = tmp_path / "model.npz"
+    with zipfile.ZipFile(archive, "w") as members:
+        members.writestr("wpe.weight.npy", table.getvalue())
+        members.writestr("wte.weight.npy", b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    check_refused(["inspect", "--checkpoint", str(archive)], f"--checkpoint {archive}: token table 'wte.weight' "
+                  "declares 1125899906842624 rows", forbidden=("--vocab",))

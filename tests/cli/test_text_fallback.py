@@ -6,7 +6,12 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
-from posemb_cli.cli.text_fallback import ASCII_SYMBOLS, AsciiWriter, can_encode_symbols, plain_styles
+from posemb_cli.cli.text_fallback import (
+    ASCII_SYMBOLS,
+    AsciiWriter,
+    can_encode_symbols,
+    plain_styles,
+)
 
 
 def stream(encoding: str) -> io.TextIOWrapper:
