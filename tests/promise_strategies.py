@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 # Integers as a user may type them: the edge values the promise covers, and a few small valid ones.
 INT_TEXTS = st.sampled_from([
     "0", "-1", "-7", "1", "2", "3", "8", "16", "0.5", "1.5", "-0.0", "nan", "inf", "-inf", "1e309", "1e3",
-    str(2**40 + 1), str(2**62), str(2**63), str(2**64), str(10**30), "9" * 5000, "", " ", "abc", "0x10",
+    str(2**40 + 1), str(2**62), str(2**63), str(2**64), str(10**30), "9" * 5000, "9" * 4000, "", " ", "abc", "0x10",
     "\u0663", "\uff11\uff16", "\u00b2", "1_6", "8 ", "--", "\x00", "\u202e8",
 ])
 # Numbers (base, std, factors): the same edges, as floats.
@@ -63,7 +63,7 @@ def flag_value(flag: str) -> st.SearchStrategy[str]:
     if flag in FLOAT_FLAGS:
         return FLOAT_TEXTS
     if flag in ("--dim", "--ctx", "--base"):  # sweep's and bench's comma lists
-        return st.one_of(INT_TEXTS, st.sampled_from(["8,16", "8,8", "8,", ",", "8,-1", "8,nan"]))
+        return st.one_of(INT_TEXTS, st.sampled_from(["8,16", "8,8", "8,", ",", "8,-1", "8,nan", "8," + "9" * 4400]))
     return TEXTS
 
 

@@ -22,7 +22,7 @@ from posemb_cli.cli.commands.inspect import inspect
 from posemb_cli.cli.commands.order import order
 from posemb_cli.cli.commands.sweep import sweep
 from posemb_cli.cli.output_faults import OUTPUT_ERRNOS, silence_stdout
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, brief
 
 
 def _fail(message: str, code: int) -> None:
@@ -34,7 +34,7 @@ def _fail(message: str, code: int) -> None:
 def _unexpected(exc: BaseException, debug: bool) -> None:
     if debug:
         traceback.print_exc()
-    _fail(f"unexpected failure: {type(exc).__name__}: {_one_line(str(exc))}"
+    _fail(f"unexpected failure: {type(exc).__name__}: {brief(exc, 200)}"
           + ("" if debug else " (run with --debug for the traceback)"), 1)
 
 

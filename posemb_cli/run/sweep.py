@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
-from posemb_cli.run.config import make_config
+from posemb_cli.run.config import make_config, require_positive_int
 from posemb_cli.run.memory import estimate_bytes, require_fits
 from posemb_cli.run.memory_blame import size_blame
 from posemb_cli.run.position_config import check_default_position_settings
@@ -47,6 +47,8 @@ def plan_sweep(
     if count > MAX_POINTS:
         raise PosembError(f"--dim/--ctx/--base/--schemes: the grid has {count:,} configurations; "
                           f"at most {MAX_POINTS:,} are allowed in one sweep")
+    if seq_len is not None:
+        require_positive_int("--seq-len", seq_len)
     points = []
     for dim, ctx, base, scheme in itertools.product(dims, ctxs, bases, schemes):
         if seq_len is not None and seq_len > ctx:

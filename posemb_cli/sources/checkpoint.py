@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, brief
 from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT, require_memory
 from posemb_cli.sources.tensor_files import TensorFile, open_tensor_file
 
@@ -160,7 +160,7 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
     else:
         offset, reason = position_offset, "set by --position-offset"
         if not 0 <= offset <= stored_rows - 2:
-            raise PosembError(f"--position-offset {offset}: must be in [0, {stored_rows - 2}] "
+            raise PosembError(f"--position-offset {brief(offset, 40)}: must be in [0, {stored_rows - 2}] "
                               f"for the {stored_rows}-row table {name!r}")
     if name in tensors.nbytes:  # sized from the file's header before a byte of it is read
         require_memory(f"--checkpoint {path}: tensor {name!r}", tensors.nbytes[name] + stored_rows * dim * 8,

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, brief
 from posemb_cli.sources.json_limits import refuse_large_json
 from posemb_cli.sources.limits import (
     MAX_COUNT,
@@ -142,7 +142,7 @@ def _parse_npy_header(what: str, header: bytes):
         shape, fortran = tuple(fields["shape"]), bool(fields["fortran_order"])
         dtype = np.dtype(fields["descr"])
     except Exception as exc:  # noqa: BLE001 - a malformed header fails literal_eval and np.dtype in many ways
-        raise PosembError(f"{what}: not a readable .npy array (bad header: {' '.join(str(exc).split())})") from None
+        raise PosembError(f"{what}: not a readable .npy array (bad header: {brief(exc)})") from None
     if dtype.kind not in "iu" or dtype.hasobject:
         raise PosembError(f"{what}: .npy dtype {dtype} is not an integer type")
     if len(shape) != 2 or not all(isinstance(n, int) and 0 <= n <= MAX_COUNT for n in shape):

@@ -11,7 +11,7 @@ import json
 import os
 import re
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, brief
 from posemb_cli.sources.limits import MAX_JSON_BYTES, MAX_JSON_DEPTH, format_bytes
 
 __all__ = ["JSON_EXPANSION", "json_depth", "parse_json", "read_json_file", "refuse_large_json"]
@@ -59,7 +59,7 @@ def parse_json(data: bytes, what: str, *, hint: str = "") -> object:
     try:
         return json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        detail = hint or f"not readable JSON ({' '.join(str(exc).split())})"
+        detail = hint or f"not readable JSON ({brief(exc)})"
         raise PosembError(f"{what}: {detail}") from None
 
 

@@ -17,7 +17,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, brief
 from posemb_cli.sources.limits import format_bytes, require_memory
 
 SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz")
@@ -103,14 +103,14 @@ def _open_safetensors(path: str, flag: str, model_config: dict | None) -> Tensor
             nbytes = {name: math.prod(shapes[name]) * _SAFETENSORS_SIZES.get(piece.get_dtype(), 8)
                       for name, piece in slices.items()}
     except (SafetensorError, OSError, ValueError) as exc:
-        raise PosembError(f"{flag} {path}: not a valid safetensors file ({exc})") from None
+        raise PosembError(f"{flag} {path}: not a valid safetensors file ({brief(exc)})") from None
     except RuntimeError as exc:  # the file is memory-mapped whole: a declared size past what the system maps
         if "mmap" not in str(exc):
             raise
         size = os.stat(path).st_size
         require_memory(f"{flag} {path}", size, detail="the file is mapped whole")
         raise PosembError(f"{flag} {path}: its {format_bytes(size)} cannot be mapped into memory here "
-                          f"({' '.join(str(exc).split(': ')[-1:])}); give a smaller file") from None
+                          f"({brief(str(exc).split(': ')[-1])}); give a smaller file") from None
 
     def read(name: str):
         with safe_open(path, framework="pt", device="cpu") as handle:
@@ -160,10 +160,10 @@ def _open_torch(path: str, flag: str, model_config: dict | None) -> TensorFile:
             raise PosembError(f"{flag} {path}: refused, the pickle needs code ({needed.group(1)}) to load and "
                               f"was not run; only plain tensors load (weights_only=True)") from None
         reason = re.search(r"WeightsUnpickler error:\s*(\S[^\n]*)", str(exc))
-        detail = " ".join(reason.group(1).split()) if reason else type(exc).__name__
+        detail = brief(reason.group(1)) if reason else type(exc).__name__
         raise PosembError(f"{flag} {path}: not a readable PyTorch state dict ({detail})") from None
     except Exception as exc:  # noqa: BLE001 - garbage bytes fail the unpickler in many ways (IndexError, KeyError...)
-        detail = " ".join(str(exc).split()) or type(exc).__name__
+        detail = brief(exc) or type(exc).__name__
         raise PosembError(f"{flag} {path}: not a readable PyTorch state dict ({detail})") from None
     if not isinstance(state, dict):
         raise PosembError(f"{flag} {path}: holds a {type(state).__name__}, not a state dict of named tensors")
@@ -208,7 +208,7 @@ def _open_npy(path: str, flag: str, model_config: dict | None) -> TensorFile:
     try:
         array = np.load(path, allow_pickle=False, mmap_mode="r")
     except (ValueError, OSError) as exc:
-        raise PosembError(f"{flag} {path}: not a plain .npy array ({exc})") from None
+        raise PosembError(f"{flag} {path}: not a plain .npy array ({brief(exc)})") from None
     name = os.path.splitext(os.path.basename(path))[0]
     return TensorFile(path, "npy", {name: tuple(array.shape)}, _numpy_reader(lambda _name: array), model_config,
                       {name: nbytes})
@@ -226,7 +226,7 @@ def _npy_header(path: str, flag: str):
             shape, _fortran, dtype = header(handle)
             return tuple(shape), dtype, handle.tell()
     except Exception as exc:  # noqa: BLE001 - a bad header fails numpy's parser in many ways (TokenError too)
-        raise PosembError(f"{flag} {path}: not a plain .npy array ({' '.join(str(exc).split())})") from None
+        raise PosembError(f"{flag} {path}: not a plain .npy array ({brief(exc)})") from None
 
 
 def _open_npz(path: str, flag: str, model_config: dict | None) -> TensorFile:
@@ -245,12 +245,12 @@ def _open_npz(path: str, flag: str, model_config: dict | None) -> TensorFile:
                 shapes[member.removesuffix(".npy")] = tuple(shape)
                 nbytes[member.removesuffix(".npy")] = math.prod(shape) * dtype.itemsize
     except Exception as exc:  # noqa: BLE001 - a bad member header fails numpy's parser in many ways
-        raise PosembError(f"{flag} {path}: not a plain .npz archive ({exc})") from None
+        raise PosembError(f"{flag} {path}: not a plain .npz archive ({brief(exc)})") from None
 
     def load(name: str):
         try:
             return archive[name]
         except Exception as exc:  # noqa: BLE001 - a damaged member fails zlib, zipfile or numpy in many ways
-            raise PosembError(f"{flag} {path}: array {name!r} is not plain numbers ({exc})") from None
+            raise PosembError(f"{flag} {path}: array {name!r} is not plain numbers ({brief(exc)})") from None
 
     return TensorFile(path, "npz", shapes, _numpy_reader(load), model_config, nbytes)

@@ -71,6 +71,7 @@ def check_promise(args: list[str], *, path: str | None = None, stdin: bytes | No
         lines = result.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith("posemb: error: "), shown
         assert _FLAG.search(lines[0]) or (path is not None and path in lines[0]), shown
+        assert len(lines[0]) < 400, shown  # one readable line: a 5000-digit value is cut, not echoed
         REFUSALS[_kind(lines[0], path)] += 1
         return
     assert result.stdout, shown

@@ -11,7 +11,7 @@ from posemb_cli.cli import position_options as popt
 from posemb_cli.cli.output import row_progress, stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.errors import PosembError
-from posemb_cli.run.config import make_config
+from posemb_cli.run.config import make_config, shown
 
 
 def inspect(
@@ -96,7 +96,7 @@ def inspect(
         check_source_rows("--config", model_config, ctx, max_offset=max_offset, seq_len=seq_len)
 
     if scheme not in scheme_names():
-        raise PosembError(f"--scheme: unknown scheme {scheme!r}; choose from {', '.join(scheme_names())}")
+        raise PosembError(f"--scheme: unknown scheme {shown(scheme)}; choose from {', '.join(scheme_names())}")
     config = make_config(dim=dim, ctx=ctx, vocab=vocab, batch=batch, seq_len=seq_len, seed=seed, device=device,
                          dtype=dtype, base=base, init_std=init_std, max_offset=max_offset, ids=ids)
     config = with_position_settings(
