@@ -8,8 +8,10 @@ unexpected failure (a short message; the traceback only under --debug).
 from __future__ import annotations
 
 import os
+import re
 import sys
 import traceback
+import warnings
 from typing import Annotated
 
 import typer
@@ -25,7 +27,8 @@ from posemb_cli.cli.commands.padding import padding
 from posemb_cli.cli.commands.precision import precision
 from posemb_cli.cli.commands.schema import schema
 from posemb_cli.cli.commands.sweep import sweep
-from posemb_cli.errors import PosembError
+from posemb_cli.cli.output_faults import OUTPUT_ERRNOS, silence_stdout
+from posemb_cli.errors import PosembError, brief
 
 
 def _fail(message: str, code: int) -> None:
@@ -34,8 +37,21 @@ def _fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
+def _unexpected(exc: BaseException, debug: bool) -> None:
+    if debug:
+        traceback.print_exc()
+    _fail(f"unexpected failure: {type(exc).__name__}: {brief(exc, 200)}"
+          + ("" if debug else " (run with --debug for the traceback)"), 1)
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def _usage_line(text: str) -> str:
+    """Click's usage error as one readable line: a long value given is cut, the validator's prefix dropped."""
+    line = _one_line(text).replace("Value error, ", "")
+    return re.sub(r"'([^']{40})[^']{8,}'", r"'\1...'", line)
 
 
 class _PosembGroup(TyperGroup):
@@ -53,8 +69,12 @@ class _PosembGroup(TyperGroup):
         argv = list(sys.argv[1:] if args is None else args)
         debug = "--debug" in argv or os.environ.get("POSEMB_DEBUG") == "1"
         try:
-            result = super().main(args=argv, prog_name=prog_name or "posemb", complete_var=complete_var,
-                                  standalone_mode=False, **extra)
+            with warnings.catch_warnings():
+                if not debug:  # a library's warning is never an extra stderr line; --debug shows them
+                    warnings.simplefilter("ignore")
+                result = super().main(args=argv, prog_name=prog_name or "posemb", complete_var=complete_var,
+                                      standalone_mode=False, **extra)
+                sys.stdout.flush()  # a full disk fails here, inside the try, not at exit
         except PosembError as exc:
             _fail(_one_line(str(exc)), exc.exit_code)
         except typer.Exit as exc:
@@ -64,21 +84,23 @@ class _PosembGroup(TyperGroup):
         except KeyboardInterrupt:
             _fail("interrupted", 130)
         except BrokenPipeError:
-            sys.stderr = open(os.devnull, "w")  # the reader went away: nothing left to say
+            silence_stdout()  # the reader went away: nothing left to say
             sys.exit(1)
+        except OSError as exc:
+            if exc.errno not in OUTPUT_ERRNOS:
+                _unexpected(exc, debug)
+            silence_stdout()  # what is still buffered can never be written: drop it, say why once
+            _fail(f"cannot write the output: {exc.strerror or exc}", 1)
         except Exception as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":  # bare `posemb`: the help, as --help prints it
                 sys.stdout.write(exc.format_message().rstrip("\n") + "\n")
                 sys.exit(0)
             if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # Click's usage errors
-                message = _one_line(exc.format_message())
+                message = _usage_line(exc.format_message())
                 if not message:  # no arguments at all: the help was printed
                     sys.exit(0)
                 _fail(message, 2)
-            if debug:
-                traceback.print_exc()
-            _fail(f"unexpected failure: {type(exc).__name__}: {_one_line(str(exc))}"
-                  + ("" if debug else " (run with --debug for the traceback)"), 1)
+            _unexpected(exc, debug)
         sys.exit(result if isinstance(result, int) else 0)
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 
 from posemb_cli.errors import PosembError
+from posemb_cli.run.config import shown
 
 
 def _items(flag: str, text: str, example: str) -> list[str]:
     items = [part.strip() for part in text.split(",")]
     if not text.strip() or any(not item for item in items):
-        raise PosembError(f"{flag} needs a comma list such as {example}, got {text!r}")
+        raise PosembError(f"{flag} needs a comma list such as {example}, got {shown(text)}")
     return items
 
 
@@ -26,7 +27,7 @@ def parse_int_list(flag: str, text: str, *, example: str = "64,128") -> tuple[in
         try:
             value = int(item)
         except ValueError:
-            raise PosembError(f"{flag}: {item!r} is not an integer; give a comma list of positive integers "
+            raise PosembError(f"{flag}: {shown(item)} is not an integer; give a comma list of positive integers "
                               f"such as {example}") from None
         if value < 1:
             raise PosembError(f"{flag}: {value} is not a positive integer; give a comma list such as {example}")
@@ -42,9 +43,9 @@ def parse_float_list(flag: str, text: str, *, example: str = "10000,500000") -> 
         try:
             value = float(item)
         except ValueError:
-            raise PosembError(f"{flag}: {item!r} is not a number; give a comma list such as {example}") from None
+            raise PosembError(f"{flag}: {shown(item)} is not a number; give a comma list such as {example}") from None
         if not math.isfinite(value):
-            raise PosembError(f"{flag}: {item!r} is not a finite number; give a comma list such as {example}")
+            raise PosembError(f"{flag}: {shown(item)} is not a finite number; give a comma list such as {example}")
         values.append(value)
     _no_repeats(flag, text, values)
     return tuple(values)

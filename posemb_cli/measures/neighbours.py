@@ -21,6 +21,7 @@ _BLOCK_ELEMENTS = 1 << 20
 # ~0.4 s for the first commit's one (b, b + K - 1) product per 256-row block.
 _NEIGHBOUR_BLOCK_ELEMENTS = 1 << 21
 _MIN_GROUP_ROWS = 16
+UNDEFINED_NOTE = "no pair at this offset has a cosine: a zero row has no direction"
 
 
 def _compute_dtype(table: torch.Tensor) -> torch.dtype:
@@ -103,7 +104,8 @@ def neighbour_similarity(
     matrix product with the window of rows that follows it; the cosines are taken
     against norms computed once and accumulated in float64. A pair in which a
     row has norm zero has no cosine and is left out; an offset with no
-    defined cosine reports NaN.
+    defined cosine reports NaN (null in JSON) with a ``note`` saying why. The rule
+    is the same for every dtype: the norms are taken in float64 of the rows as stored.
 
     Args:
         table: (L, D) positional table, any float dtype, any device.
@@ -113,7 +115,7 @@ def neighbour_similarity(
         progress: called with the number of rows finished after each block.
 
     Returns:
-        K dicts ``{"offset": k, "mean": x, "min": x, "max": x}``.
+        K dicts ``{"offset": k, "mean": x, "min": x, "max": x}``, plus ``"note"`` where undefined.
     """
     rows, dim = table.shape
     if not 1 <= max_offset < rows:
@@ -154,10 +156,13 @@ def neighbour_similarity(
     columns = zip(total.tolist(), count.tolist(), low.tolist(), high.tolist(), strict=True)
     for k, (s, n, lo, hi) in enumerate(columns, 1):
         defined = n > 0
-        result.append({
+        entry = {
             "offset": k,
             "mean": s / n if defined else math.nan,
             "min": lo if defined else math.nan,
             "max": hi if defined else math.nan,
-        })
+        }
+        if not defined:  # the same rule for every dtype: norms are float64 of the rows as stored
+            entry["note"] = UNDEFINED_NOTE
+        result.append(entry)
     return result

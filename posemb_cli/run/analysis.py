@@ -84,18 +84,20 @@ def run_schemes(
     tables: dict | None = None,
     observe: Callable | None = None,
     builders: dict | None = None,
+    origins: dict[str, str] | None = None,
 ) -> tuple[EmbeddingConfig, list[SchemeReport]]:
     """Build one token embedding, then each scheme's composer on the same batch; measure each.
 
     ``tables`` maps a name to a ready (L, D) table (a real model's) used instead of building
     that scheme; ``builders`` maps a name to ``build(name, config, device=, dtype=)`` used instead of
     the registry's (a real model's RoPE, with knobs no flag sets); ``observe(name, position)``
-    returns pictures kept on the report, out of JSON.
+    returns pictures kept on the report, out of JSON; ``origins`` maps a size setting (``dim``, ``ctx``,
+    ``vocab``) to where a file set it, for the memory refusal to name.
 
     Returns:
         The effective config (device resolved, B and T from --ids) and one report per scheme.
     """
-    run = prepare(config, schemes)
+    run = prepare(config, schemes, origins=origins)
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
     reports = []
     for name in schemes:

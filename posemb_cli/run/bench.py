@@ -18,12 +18,13 @@ from collections.abc import Callable
 from posemb_cli.core.dtypes import dtype_size
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
-from posemb_cli.run.config import make_config, require_positive_int
+from posemb_cli.run.config import make_config, require_int_in, require_positive_int
 from posemb_cli.run.documents import BenchReport
 from posemb_cli.run.memory import estimate_bench_bytes, require_fits
+from posemb_cli.run.memory_blame import size_blame
 from posemb_cli.run.position_config import check_default_position_settings
 
-_SIZE_FLAGS = "--vocab/--dim/--batch/--seq-len"
+BENCH_DEFAULTS = {"vocab": 32000, "dim": 1024, "ctx": 2048, "batch": 8}  # the command's, for a memory refusal
 _INT64 = 8
 
 
@@ -45,10 +46,14 @@ def bench_configs(*, dims: tuple[int, ...], ctx: int, seq_len: int | None, schem
         for dim in dims)
 
 
+MAX_ROUNDS = 100_000  # timed rounds of one scheme: past this a bench runs for hours, not seconds
+
+
 def check_repeats(*, warmup: int, repeats: int) -> None:
-    require_positive_int("--repeats", repeats)
+    require_positive_int("--repeats", repeats, most=MAX_ROUNDS, most_text=f"{MAX_ROUNDS:,}")
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise PosembError(f"--warmup must be zero or a positive integer, got {warmup!r}")
+    require_int_in("--warmup", warmup, 0, MAX_ROUNDS, most_text=f"{MAX_ROUNDS:,}")
 
 
 def run_bench(
@@ -67,7 +72,9 @@ def run_bench(
 
     check_repeats(warmup=warmup, repeats=repeats)
     device = resolve_device(configs[0].device)
-    require_fits(estimate_bench_bytes(configs, schemes), device, flags=_SIZE_FLAGS)
+    largest = max(configs, key=lambda config: estimate_bench_bytes((config,), schemes))
+    blame = size_blame(largest, schemes, copies=3, defaults=BENCH_DEFAULTS)
+    require_fits(estimate_bench_bytes(configs, schemes), device, flags=blame)
     dtype = resolve_dtype(configs[0].dtype)
     rounds = len(configs) * len(schemes) * (warmup + repeats)
     tick = None if progress is None else (lambda: progress("forward and copy", 1, rounds))

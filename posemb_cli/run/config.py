@@ -12,6 +12,7 @@ import re
 from posemb_cli.core.dtypes import DTYPES
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
+from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 _DEVICE_RE = re.compile(r"^(auto|cpu|cuda|cuda:\d+)$")
 _MAX_SEED = 2**63 - 1
@@ -21,9 +22,25 @@ _LARGEST = {"float32": 3.4028234663852886e38, "float64": 3.4028234663852886e38, 
 _DRAW_SIGMAS = 10  # no N(0, std^2) draw of a realistic table reaches 10 standard deviations
 
 
-def require_positive_int(flag: str, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise PosembError(f"{flag} must be a positive integer, got {value!r}")
+def require_positive_int(flag: str, value: int, *, most: int = MAX_COUNT, most_text: str | None = None) -> None:
+    """Refuse anything but an integer in [1, most], naming ``flag`` (a flag, or a file and its field)."""
+    require_int_in(flag, value, 1, most, most_text=most_text)
+
+
+def require_int_in(flag: str, value: int, least: int, most: int, *, most_text: str | None = None) -> None:
+    """Refuse anything but an integer in [least, most]; the message gives the range allowed."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        kind = "a positive integer" if least == 1 else f"an integer of at least {least}"
+        raise PosembError(f"{flag} must be {kind}, got {shown(value)}")
+    if value > most:
+        limit = most_text or (MAX_COUNT_TEXT if most == MAX_COUNT else str(most))
+        raise PosembError(f"{flag} must be at most {limit}, got {shown(value)}")
+
+
+def shown(value: object, *, width: int = 40) -> str:
+    """``repr(value)`` for a one-line message, a long one cut to its head and its length."""
+    text = repr(value)
+    return text if len(text) <= width else f"{text[:width // 2]}... ({len(text)} characters)"
 
 
 def require_finite(flag: str, value: float) -> None:
@@ -62,11 +79,11 @@ def make_config(
     if max_offset >= ctx:
         raise PosembError(f"--max-offset {max_offset} must be below --ctx {ctx}")
     if not 0 <= seed <= _MAX_SEED:
-        raise PosembError(f"--seed must be an integer in [0, 2**63), got {seed}")
+        raise PosembError(f"--seed must be an integer in [0, 2**63), got {shown(seed)}")
     if dtype not in DTYPES:
-        raise PosembError(f"--dtype {dtype!r} is not one of {', '.join(DTYPES)}")
+        raise PosembError(f"--dtype {shown(dtype)} is not one of {', '.join(DTYPES)}")
     if not _DEVICE_RE.match(device):
-        raise PosembError(f"--device {device!r} is not one of auto, cpu, cuda, cuda:N")
+        raise PosembError(f"--device {shown(device)} is not one of auto, cpu, cuda, cuda:N")
     require_finite("--base", base)
     if base <= 1:
         raise PosembError(f"--base must be above 1, got {base!r}")
@@ -87,10 +104,10 @@ def parse_scheme_list(flag: str, text: str, known: tuple[str, ...]) -> tuple[str
     """Split a comma list of scheme names, refusing unknown, empty or repeated names."""
     names = tuple(part.strip() for part in text.split(","))
     if not names or any(not name for name in names):
-        raise PosembError(f"{flag} needs a comma list of schemes from {', '.join(known)}, got {text!r}")
+        raise PosembError(f"{flag} needs a comma list of schemes from {', '.join(known)}, got {shown(text)}")
     for name in names:
         if name not in known:
-            raise PosembError(f"{flag}: unknown scheme {name!r}; choose from {', '.join(known)}")
+            raise PosembError(f"{flag}: unknown scheme {shown(name)}; choose from {', '.join(known)}")
     if len(set(names)) != len(names):
-        raise PosembError(f"{flag}: each scheme may be named once, got {text!r}")
+        raise PosembError(f"{flag}: each scheme may be named once, got {shown(text)}")
     return names

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from posemb_cli.core.dtypes import dtype_size
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
+from posemb_cli.sources.limits import cpu_available_bytes, format_bytes
+
+__all__ = ["available_bytes", "estimate_bench_bytes", "estimate_bytes", "format_bytes", "require_fits"]
 
 if TYPE_CHECKING:
     import torch
@@ -44,25 +46,7 @@ def available_bytes(device: torch.device) -> int | None:
 
         free, _total = torch.cuda.mem_get_info(device)
         return int(free)
-    try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def format_bytes(count: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if abs(count) < 1024 or unit == "PiB":
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024
-    raise AssertionError("unreachable")
+    return cpu_available_bytes()
 
 
 def require_fits(needed: int, device: torch.device, *, flags: str) -> None:

@@ -47,7 +47,7 @@ def run_order(config: EmbeddingConfig, schemes: tuple[str, ...]) -> OrderReport:
     def scores(settled: EmbeddingConfig) -> int:  # scores, weights and their float64 gaps
         return 6 * settled.batch * settled.seq_len * settled.seq_len * 8
 
-    run = prepare(config, schemes, extra_bytes=scores, flags="--batch/--seq-len/--dim/--ctx/--vocab")
+    run = prepare(config, schemes, extra_bytes=scores)
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
     compute = torch.float64 if dtype == torch.float64 else torch.float32
     weights = attention_weights(config.dim, seed=config.seed + _WEIGHT_SEED, dtype=compute, device=device)

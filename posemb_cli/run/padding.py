@@ -55,8 +55,7 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int) -> 
     def scores(settled: EmbeddingConfig) -> int:  # scores, weights and their float64 gaps, padded
         return 6 * settled.batch * (settled.seq_len + pad) ** 2 * 8
 
-    run = prepare(config, schemes, extra_bytes=scores, check_batch=fits_padded,
-                  flags="--batch/--seq-len/--pad/--dim/--ctx")
+    run = prepare(config, schemes, extra_bytes=scores, check_batch=fits_padded)
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
     compute = torch.float64 if dtype == torch.float64 else torch.float32
     weights = attention_weights(config.dim, seed=config.seed + _WEIGHT_SEED, dtype=compute, device=device)

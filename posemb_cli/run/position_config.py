@@ -18,7 +18,7 @@ from posemb_cli.core.schemes.rope_scaling import (
 )
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
-from posemb_cli.run.config import require_finite, require_positive_int
+from posemb_cli.run.config import require_finite, require_positive_int, shown
 
 ROPE_LAYOUTS = ("interleaved", "half")
 
@@ -28,7 +28,7 @@ __all__ = ["ROPE_LAYOUTS", "SCALING_KINDS", "check_default_position_settings",
 
 def _choice(flag: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise PosembError(f"{flag} {value!r} is not one of {', '.join(allowed)}")
+        raise PosembError(f"{flag} {shown(value)} is not one of {', '.join(allowed)}")
 
 
 def _positive(flag: str, value: float) -> None:

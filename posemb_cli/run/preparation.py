@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
 from posemb_cli.run.memory import estimate_bytes, require_fits
+from posemb_cli.run.memory_blame import size_blame
 from posemb_cli.sources.ids import random_ids, read_ids
 
 if TYPE_CHECKING:
@@ -22,10 +23,9 @@ if TYPE_CHECKING:
 
     from posemb_cli.core.embeddings import TokenEmbedding
 
-_SIZE_FLAGS = "--vocab/--dim/--ctx/--batch/--seq-len"
 _IDS_SEED = 2  # offset from --seed of the random batch
 
-__all__ = ["Prepared", "load_batch", "prepare"]
+__all__ = ["Prepared", "prepare", "read_batch"]
 
 
 @dataclass(frozen=True)
@@ -46,12 +46,12 @@ class Prepared:
     token: TokenEmbedding
 
 
-def load_batch(config: EmbeddingConfig) -> tuple[EmbeddingConfig, torch.Tensor]:
-    """The config with B and T taken from --ids (when given), and the (B, T) ids on the CPU."""
+def read_batch(config: EmbeddingConfig) -> tuple[EmbeddingConfig, torch.Tensor | None]:
+    """The config with B and T taken from --ids and the (B, T) ids on the CPU; without --ids, the config and None."""
     import torch
 
     if config.ids is None:
-        return config, random_ids(config.batch, config.seq_len, config.vocab, seed=config.seed + _IDS_SEED)
+        return config, None
     ids = read_ids(config.ids, config.vocab)
     batch, seq_len = ids.shape
     if seq_len > config.ctx:
@@ -65,7 +65,7 @@ def prepare(
     *,
     extra_bytes: Callable[[EmbeddingConfig], int] | None = None,
     check_batch: Callable[[EmbeddingConfig], None] | None = None,
-    flags: str = _SIZE_FLAGS,
+    origins: dict[str, str] | None = None,
 ) -> Prepared:
     """Everything the schemes share, checked and built once.
 
@@ -75,7 +75,8 @@ def prepare(
         extra_bytes: what the command needs beyond the schemes (attention scores, say), given the config
             with B and T settled.
         check_batch: refuses a batch the command cannot run (given the config with B and T settled).
-        flags: the flags that drive the estimate, named when the run does not fit.
+        origins: size setting -> the file (and field) that set it, named when the run does not fit
+            (otherwise the flags that drive the estimate are named).
     """
     import torch
 
@@ -84,13 +85,16 @@ def prepare(
     from posemb_cli.run.device import resolve_device
     from posemb_cli.run.position_config import settle_position_settings
 
-    config, ids = load_batch(settle_position_settings(config, schemes=schemes))
+    config, ids = read_batch(settle_position_settings(config, schemes=schemes))
     if check_batch is not None:
         check_batch(config)
     device = resolve_device(config.device)
     config = dataclasses.replace(config, device=str(device))
     extra = 0 if extra_bytes is None else extra_bytes(config)
-    require_fits(estimate_bytes(config, schemes) + extra, device, flags=flags)
+    blame = size_blame(config, schemes, origins, scores=extra_bytes is not None)
+    require_fits(estimate_bytes(config, schemes) + extra, device, flags=blame)
+    if ids is None:  # drawn only once the estimate says it fits
+        ids = random_ids(config.batch, config.seq_len, config.vocab, seed=config.seed + _IDS_SEED)
     dtype = resolve_dtype(config.dtype)
     token = TokenEmbedding(config.vocab, config.dim, config.init_std,
                            generator=torch.Generator().manual_seed(config.seed), device=device, dtype=dtype)

@@ -36,9 +36,16 @@ def _with_source(report: SchemeReport, loaded: LoadedTable) -> SchemeReport:
     return dataclasses.replace(report, source=loaded)
 
 
+def checkpoint_origins(loaded: LoadedTable) -> dict[str, str]:
+    """Where the checkpoint sets the run's sizes, for a memory refusal to name the file, not --dim or --ctx."""
+    where = f"--checkpoint {loaded.path}"
+    return {"dim": where, "ctx": where, **({"vocab": where} if loaded.vocab else {})}
+
+
 def inspect_checkpoint(config: EmbeddingConfig, loaded: LoadedTable, **kwargs) -> InspectReport:
     """Every diagnostic of ``inspect`` on the checkpoint's table."""
-    config, (report,) = run_schemes(config, (CHECKPOINT_SCHEME,), tables={CHECKPOINT_SCHEME: loaded.table}, **kwargs)
+    config, (report,) = run_schemes(config, (CHECKPOINT_SCHEME,), tables={CHECKPOINT_SCHEME: loaded.table},
+                                    origins=checkpoint_origins(loaded), **kwargs)
     return InspectReport(config={"scheme": CHECKPOINT_SCHEME, **_config_dict(config, loaded)},
                          result=_with_source(report, loaded))
 
@@ -53,7 +60,8 @@ def compare_checkpoint(
     table is unknown, leaves the checkpoint's token figures null.
     """
     names = (CHECKPOINT_SCHEME, *schemes)
-    config, reports = run_schemes(config, names, tables={CHECKPOINT_SCHEME: loaded.table}, **kwargs)
+    config, reports = run_schemes(config, names, tables={CHECKPOINT_SCHEME: loaded.table},
+                                  origins=checkpoint_origins(loaded), **kwargs)
     reports[0] = _with_source(reports[0], loaded)
     document = CompareReport(config={"schemes": list(names), **_config_dict(config, loaded)}, results=reports)
     if real is None:

@@ -45,6 +45,13 @@ def rope_settings(config: EmbeddingConfig, model: RopeModel) -> EmbeddingConfig:
         high_freq_factor=s.high_freq_factor, attention_factor=s.attention_factor if flag_kind else None, heads=1)
 
 
+def config_origins(model: RopeModel) -> dict[str, str]:
+    """Where a config sets the run's sizes: its fields, named for a memory refusal."""
+    where = f"--config {model.path}"
+    return {"dim": f"{where}: head_dim", "ctx": f"{where}: max_position_embeddings",
+            **({"vocab": f"{where}: vocab_size"} if model.vocab else {})}
+
+
 def model_rope_builder(model: RopeModel):
     """``build(name, config, device=, dtype=)`` of the rope scheme with the model's own scaling."""
     from posemb_cli.core.schemes.rope import build
@@ -58,7 +65,8 @@ def model_rope_builder(model: RopeModel):
 def _inspect_one(config: EmbeddingConfig, model: RopeModel, **kwargs) -> InspectReport:
     from posemb_cli.run.analysis import inspect
 
-    report = inspect(rope_settings(config, model), "rope", builders={"rope": model_rope_builder(model)}, **kwargs)
+    report = inspect(rope_settings(config, model), "rope", builders={"rope": model_rope_builder(model)},
+                     origins=config_origins(model), **kwargs)
     s = model.scaling
     settings = {} if s.kind in SCALING_KINDS else {
         "rope_scaling": s.kind, "rope_factor": s.factor, "original_ctx": s.original_ctx,

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
-from posemb_cli.run.config import make_config
+from posemb_cli.run.config import make_config, require_positive_int
 from posemb_cli.run.memory import estimate_bytes, require_fits
+from posemb_cli.run.memory_blame import size_blame
 from posemb_cli.run.position_config import check_default_position_settings
 
-_SIZE_FLAGS = "--vocab/--dim/--ctx/--batch/--seq-len"
+MAX_POINTS = 10_000  # configurations of one sweep: every one is validated before any work starts
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,12 @@ def plan_sweep(
     Raises:
         PosembError: naming the flag, for the first value that is not allowed anywhere in the grid.
     """
+    count = len(dims) * len(ctxs) * len(bases) * len(schemes)
+    if count > MAX_POINTS:
+        raise PosembError(f"--dim/--ctx/--base/--schemes: the grid has {count:,} configurations; "
+                          f"at most {MAX_POINTS:,} are allowed in one sweep")
+    if seq_len is not None:
+        require_positive_int("--seq-len", seq_len)
     points = []
     for dim, ctx, base, scheme in itertools.product(dims, ctxs, bases, schemes):
         if seq_len is not None and seq_len > ctx:
@@ -62,8 +69,9 @@ def run_sweep(
     from posemb_cli.run.device import resolve_device
 
     device = resolve_device(points[0].config.device)
-    needed = max(estimate_bytes(point.config, (point.scheme,)) for point in points)
-    require_fits(needed, device, flags=_SIZE_FLAGS)
+    needed, largest = max((estimate_bytes(point.config, (point.scheme,)), index)
+                          for index, point in enumerate(points))
+    require_fits(needed, device, flags=size_blame(points[largest].config, (points[largest].scheme,)))
     for point in points:
         yield inspect(point.config, point.scheme)
         if progress is not None:

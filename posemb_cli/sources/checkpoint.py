@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, brief
+from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT, require_memory
 from posemb_cli.sources.model_families import POSITION_NAMES, TOKEN_NAMES
 from posemb_cli.sources.model_kind import ModelKind, classify_config, classify_tensors
 from posemb_cli.sources.tensor_files import TensorFile, open_tensor_file
@@ -183,8 +184,11 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
     else:
         offset, reason = position_offset, "set by --position-offset"
         if not 0 <= offset <= stored_rows - 2:
-            raise PosembError(f"--position-offset {offset}: must be in [0, {stored_rows - 2}] "
+            raise PosembError(f"--position-offset {brief(offset, 40)}: must be in [0, {stored_rows - 2}] "
                               f"for the {stored_rows}-row table {name!r}")
+    if name in tensors.nbytes:  # sized from the file's header before a byte of it is read
+        require_memory(f"--checkpoint {path}: tensor {name!r}", tensors.nbytes[name] + stored_rows * dim * 8,
+                       detail=f"[{stored_rows}, {dim}] as stored and a copy")
     stored = tensors.read(name)
     if not stored.is_floating_point():
         raise PosembError(f"--checkpoint {path}: tensor {name!r} holds {stored.dtype}, not floating-point numbers")
@@ -194,6 +198,9 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
         raise PosembError(f"--checkpoint {path}: table {name!r} holds NaN or infinite values (first in row "
                           f"{row + offset}); a position table must be finite")
     token_key, vocab, token_note = token_table(tensors, name, dim, kind)
+    if vocab is not None and vocab > MAX_COUNT:  # the file sets --vocab: name it, not the flag
+        raise PosembError(f"--checkpoint {path}: token table {token_key!r} declares {vocab} rows; "
+                          f"at most {MAX_COUNT_TEXT} are allowed")
     return LoadedTable(
         path=path, key=name, table=table, position_offset=offset, offset_reason=reason,
         stored_rows=stored_rows, stored_dtype=str(stored.dtype).removeprefix("torch."), vocab=vocab,

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 from posemb_cli.errors import PosembError
+from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 __all__ = ["Fields", "config_error"]
 
@@ -42,6 +43,8 @@ class Fields:
             raise self.fail(name, f"must be a number, got {value!r}")
         if integer and value != int(value):
             raise self.fail(name, f"must be a whole number, got {value!r}")
+        if integer and value > MAX_COUNT:
+            raise self.fail(name, f"must be at most {MAX_COUNT_TEXT}, got {value!r}")
         if positive and value <= 0:
             raise self.fail(name, f"must be above 0, got {value!r}")
         return int(value) if integer else float(value)

@@ -2,35 +2,32 @@
 
 from __future__ import annotations
 
-import io
 import json
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
 from posemb_cli.errors import PosembError
+from posemb_cli.sources.ids_input import FORMAT_HINT, IdsBytes, read_ids_input
+from posemb_cli.sources.json_limits import parse_json
 
 if TYPE_CHECKING:
     import torch
 
-_NPY_MAGIC = b"\x93NUMPY"
-_FORMAT_HINT = "a JSON list of lists of integers or an .npy integer array"
+_FORMAT_HINT = FORMAT_HINT
 
 
-def read_ids(source: str, vocab: int, *, stdin: io.BufferedIOBase | None = None) -> np.ndarray:
+def read_ids(source: str, vocab: int, *, stdin: BinaryIO | None = None) -> np.ndarray:
     """Read a (B, T) batch of token ids from a file path, or from stdin when ``source`` is '-'.
+
+    The input is sized before it is read (see ``ids_input``).
 
     Returns:
         int64 array of shape (B, T), every id in [0, vocab).
     """
-    name = "stdin" if source == "-" else source
-    data = _read_bytes(source, stdin)
-    if data.startswith(_NPY_MAGIC):
-        ids = _parse_npy(name, data)
-    else:
-        ids = _parse_json(name, data)
+    read = read_ids_input(source, stdin)
+    name = read.name
+    ids = _npy_array(name, read) if read.npy is not None else _parse_json(name, read.data)
     if ids.size:
         low, high = int(ids.min()), int(ids.max())
         if low < 0 or high >= vocab:
@@ -40,32 +37,10 @@ def read_ids(source: str, vocab: int, *, stdin: io.BufferedIOBase | None = None)
     return ids
 
 
-def _read_bytes(source: str, stdin) -> bytes:
-    if source == "-":
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        return stream.read()
-    if not source:
-        raise PosembError(f"--ids needs a file path, or '-' for stdin; give {_FORMAT_HINT}")
-    path = Path(source)
-    if not path.exists():
-        raise PosembError(f"--ids {source}: no such file; give {_FORMAT_HINT}, or '-' for stdin")
-    if path.is_dir():
-        raise PosembError(f"--ids {source}: is a directory; give {_FORMAT_HINT}")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise PosembError(f"--ids {source}: cannot be read ({exc.strerror or exc})") from None
-
-
-def _parse_npy(name: str, data: bytes) -> np.ndarray:
-    try:
-        array = np.load(io.BytesIO(data), allow_pickle=False)
-    except Exception as exc:  # numpy raises ValueError, EOFError, OSError
-        raise PosembError(f"--ids {name}: not a readable .npy array ({exc})") from None
-    if array.dtype.kind not in "iu":
-        raise PosembError(f"--ids {name}: .npy dtype {array.dtype} is not an integer type")
-    if array.ndim != 2:
-        raise PosembError(f"--ids {name}: .npy array has shape {list(array.shape)}; a (batch, seq_len) array is needed")
+def _npy_array(name: str, read: IdsBytes) -> np.ndarray:
+    assert read.npy is not None  # the caller checked: an .npy input
+    shape, dtype, fortran = read.npy
+    array = np.frombuffer(read.data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
     if array.size == 0:
         raise PosembError(f"--ids {name}: the array is empty; a (batch, seq_len) batch needs at least one id")
     if array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max:
@@ -74,10 +49,7 @@ def _parse_npy(name: str, data: bytes) -> np.ndarray:
 
 
 def _parse_json(name: str, data: bytes) -> np.ndarray:
-    try:
-        rows = json.loads(data.decode("utf-8-sig"))  # a byte-order mark (Windows editors) is not content
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise PosembError(f"--ids {name}: neither JSON nor .npy; give {_FORMAT_HINT}") from None
+    rows = parse_json(data, f"--ids {name}", hint=f"neither JSON nor .npy; give {_FORMAT_HINT}")
     if not isinstance(rows, list) or not rows or not all(isinstance(row, list) for row in rows):
         raise PosembError(f"--ids {name}: JSON must be a non-empty list of lists of integers")
     width = len(rows[0])

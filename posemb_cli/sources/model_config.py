@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from posemb_cli.core.schemes.rope_scaling import RopeScaling
 from posemb_cli.errors import PosembError
 from posemb_cli.sources.config_fields import Fields
+from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
 from posemb_cli.sources.rope_parameters import ROPE_TYPES, RopeBlock, read_rope_block
 from posemb_cli.sources.tensor_files import read_json_object
 
@@ -168,6 +169,8 @@ def read_rope_config(path: str) -> RopeModel:
     top_original = model.optional("original_max_position_embeddings", integer=True)
     vocab = model.values.get("vocab_size", top.get("vocab_size"))
     vocab = vocab if isinstance(vocab, int) and not isinstance(vocab, bool) and vocab > 0 else None
+    if vocab is not None and vocab > MAX_COUNT:
+        raise model.fail("vocab_size", f"must be at most {MAX_COUNT_TEXT}, got {vocab!r}")
     model_type = top.get("model_type") if isinstance(top.get("model_type"), str) else None
     layout = "interleaved" if model.values.get("rope_interleave") is True else "half"
     file_format = "gguf" if file.lower().endswith(".gguf") else "config.json"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from posemb_cli.core.schemes.rope_scaling import RopeScaling
 from posemb_cli.sources.config_fields import Fields, config_error
+from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 # rope_type in the file -> the scaling kind of core/schemes/rope_scaling.py
 ROPE_TYPES = {"default": "none", "linear": "linear", "dynamic": "dynamic", "yarn": "yarn", "longrope": "longrope",
@@ -112,6 +113,9 @@ def read_rope_block(
     if kind == "none":
         return RopeBlock(rope_type, base, rotary_dim, RopeScaling(), max_ctx, notes)
     scaling, ctx = _scaling(block, kind, rotary_dim, exponent_dim, max_ctx, top_original, notes)
+    if ctx > MAX_COUNT:  # the factor stretches the context past any count posemb takes
+        raise block.fail("factor", f"{scaling.factor!r} stretches the context to {ctx} positions; "
+                                   f"at most {MAX_COUNT_TEXT} are allowed")
     return RopeBlock(rope_type, base, rotary_dim, scaling, ctx, notes)
 
 

@@ -9,16 +9,20 @@ state dicts (``weights_only=True``: a pickle that needs code is refused),
 
 from __future__ import annotations
 
-import json
+import math
 import os
 import re
+import warnings
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, brief
+from posemb_cli.sources.limits import format_bytes, require_memory
 
 SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".gguf")
+_SAFETENSORS_SIZES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
+                      "U16": 2, "U32": 4, "U64": 8, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}
 _DIRECTORY_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 
 
@@ -31,6 +35,7 @@ class TensorFile:
         kind: safetensors, torch, npy or npz.
         shapes: every tensor's name and shape, read from metadata where the format allows.
         model_config: the ``config.json`` found beside the weights, or None.
+        nbytes: each tensor's size in bytes as its file declares it, read before any data is.
     """
 
     path: str
@@ -38,6 +43,7 @@ class TensorFile:
     shapes: dict[str, tuple[int, ...]]
     reader: Callable[[str], object] = field(repr=False)
     model_config: dict | None = None
+    nbytes: dict[str, int] = field(default_factory=dict)
 
     def read(self, name: str):
         """The tensor ``name`` as a CPU torch tensor."""
@@ -64,11 +70,9 @@ def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
 
 def read_json_object(path: str, flag: str) -> dict:
     """The JSON object in ``path``, or PosembError naming ``flag`` and the file."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            value = json.load(handle)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PosembError(f"{flag} {path}: not a readable JSON file ({exc})") from None
+    from posemb_cli.sources.json_limits import read_json_file
+
+    value = read_json_file(path, f"{flag} {path}")  # sized and depth-checked before it is parsed
     if not isinstance(value, dict):
         raise PosembError(f"{flag} {path}: expected a JSON object")
     return value
@@ -98,15 +102,25 @@ def _open_safetensors(path: str, flag: str, model_config: dict | None) -> Tensor
 
     try:
         with safe_open(path, framework="pt", device="cpu") as handle:
-            shapes = {name: tuple(handle.get_slice(name).get_shape()) for name in handle.keys()}
+            slices = {name: handle.get_slice(name) for name in handle.keys()}
+            shapes = {name: tuple(piece.get_shape()) for name, piece in slices.items()}
+            nbytes = {name: math.prod(shapes[name]) * _SAFETENSORS_SIZES.get(piece.get_dtype(), 8)
+                      for name, piece in slices.items()}
     except (SafetensorError, OSError, ValueError) as exc:
-        raise PosembError(f"{flag} {path}: not a valid safetensors file ({exc})") from None
+        raise PosembError(f"{flag} {path}: not a valid safetensors file ({brief(exc)})") from None
+    except RuntimeError as exc:  # the file is memory-mapped whole: a declared size past what the system maps
+        if "mmap" not in str(exc):
+            raise
+        size = os.stat(path).st_size
+        require_memory(f"{flag} {path}", size, detail="the file is mapped whole")
+        raise PosembError(f"{flag} {path}: its {format_bytes(size)} cannot be mapped into memory here "
+                          f"({brief(str(exc).split(': ')[-1])}); give a smaller file") from None
 
     def read(name: str):
         with safe_open(path, framework="pt", device="cpu") as handle:
             return handle.get_tensor(name)  # only this tensor's bytes are read
 
-    return TensorFile(path, "safetensors", shapes, read, model_config)
+    return TensorFile(path, "safetensors", shapes, read, model_config, nbytes)
 
 
 def _open_sharded(index_path: str, flag: str, model_config: dict | None, *, display: str) -> TensorFile:
@@ -116,7 +130,9 @@ def _open_sharded(index_path: str, flag: str, model_config: dict | None, *, disp
     folder = os.path.dirname(index_path)
     shards = {shard: _open_safetensors(os.path.join(folder, shard), flag, None) for shard in set(weight_map.values())}
     shapes = {name: shards[shard].shapes[name] for name, shard in weight_map.items() if name in shards[shard].shapes}
-    return TensorFile(display, "safetensors", shapes, lambda name: shards[weight_map[name]].read(name), model_config)
+    nbytes = {name: shards[weight_map[name]].nbytes[name] for name in shapes}
+    return TensorFile(display, "safetensors", shapes, lambda name: shards[weight_map[name]].read(name), model_config,
+                      nbytes)
 
 
 def _flatten(state, prefix: str = "") -> dict:
@@ -136,31 +152,42 @@ def _flatten(state, prefix: str = "") -> dict:
 def _open_torch(path: str, flag: str, model_config: dict | None) -> TensorFile:
     import pickle
 
-    import torch
-
     try:
-        try:
-            state = torch.load(path, weights_only=True, map_location="cpu", mmap=True)
-        except RuntimeError as exc:
-            if "mmap" not in str(exc):  # an old, non-zip file cannot be memory-mapped
-                raise
-            state = torch.load(path, weights_only=True, map_location="cpu")
+        with warnings.catch_warnings():  # e.g. torch's note on pickle protocol 4: never an extra stderr line
+            warnings.simplefilter("ignore")
+            state = _torch_load(path, flag)
+    except PosembError:
+        raise
     except pickle.UnpicklingError as exc:
         needed = re.search(r"Unsupported global: GLOBAL (\S+)", str(exc))
         if needed:
             raise PosembError(f"{flag} {path}: refused, the pickle needs code ({needed.group(1)}) to load and "
                               f"was not run; only plain tensors load (weights_only=True)") from None
         reason = re.search(r"WeightsUnpickler error:\s*(\S[^\n]*)", str(exc))
-        detail = " ".join(reason.group(1).split()) if reason else type(exc).__name__
+        detail = brief(reason.group(1)) if reason else type(exc).__name__
         raise PosembError(f"{flag} {path}: not a readable PyTorch state dict ({detail})") from None
     except Exception as exc:  # noqa: BLE001 - garbage bytes fail the unpickler in many ways (IndexError, KeyError...)
-        detail = " ".join(str(exc).split()) or type(exc).__name__
+        detail = brief(exc) or type(exc).__name__
         raise PosembError(f"{flag} {path}: not a readable PyTorch state dict ({detail})") from None
     if not isinstance(state, dict):
         raise PosembError(f"{flag} {path}: holds a {type(state).__name__}, not a state dict of named tensors")
     tensors = _flatten(state)
     shapes = {name: tuple(tensor.shape) for name, tensor in tensors.items()}
-    return TensorFile(path, "torch", shapes, tensors.__getitem__, model_config)
+    nbytes = {name: tensor.numel() * tensor.element_size() for name, tensor in tensors.items()}
+    return TensorFile(path, "torch", shapes, tensors.__getitem__, model_config, nbytes)
+
+
+def _torch_load(path: str, flag: str):
+    """``torch.load`` of plain tensors only, memory-mapped where the file allows."""
+    import torch
+
+    try:
+        return torch.load(path, weights_only=True, map_location="cpu", mmap=True)
+    except RuntimeError as exc:
+        if "mmap" not in str(exc):  # an old, non-zip file cannot be memory-mapped
+            raise
+    require_memory(f"{flag} {path}", 2 * os.stat(path).st_size, detail="an old-format file is read whole")
+    return torch.load(path, weights_only=True, map_location="cpu")
 
 
 def _numpy_reader(load: Callable[[str], object]) -> Callable[[str], object]:
@@ -176,12 +203,34 @@ def _numpy_reader(load: Callable[[str], object]) -> Callable[[str], object]:
 def _open_npy(path: str, flag: str, model_config: dict | None) -> TensorFile:
     import numpy as np
 
+    shape, dtype, offset = _npy_header(path, flag)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if os.stat(path).st_size - offset < nbytes:
+        raise PosembError(f"{flag} {path}: truncated: the header declares {list(shape)} {dtype} "
+                          f"({format_bytes(nbytes)}) but the file is shorter")
+    require_memory(f"{flag} {path}", 2 * nbytes, detail=f"{list(shape)} {dtype} and a copy")
     try:
         array = np.load(path, allow_pickle=False, mmap_mode="r")
     except (ValueError, OSError) as exc:
-        raise PosembError(f"{flag} {path}: not a plain .npy array ({exc})") from None
+        raise PosembError(f"{flag} {path}: not a plain .npy array ({brief(exc)})") from None
     name = os.path.splitext(os.path.basename(path))[0]
-    return TensorFile(path, "npy", {name: tuple(array.shape)}, _numpy_reader(lambda _name: array), model_config)
+    return TensorFile(path, "npy", {name: tuple(array.shape)}, _numpy_reader(lambda _name: array), model_config,
+                      {name: nbytes})
+
+
+def _npy_header(path: str, flag: str):
+    """(shape, dtype, data offset) from the header of the .npy file at ``path``, no data read."""
+    import numpy as np
+
+    try:
+        with open(path, "rb") as handle:
+            version = np.lib.format.read_magic(handle)
+            header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                      else np.lib.format.read_array_header_2_0)
+            shape, _fortran, dtype = header(handle)
+            return tuple(shape), dtype, handle.tell()
+    except Exception as exc:  # noqa: BLE001 - a bad header fails numpy's parser in many ways (TokenError too)
+        raise PosembError(f"{flag} {path}: not a plain .npy array ({brief(exc)})") from None
 
 
 def _open_npz(path: str, flag: str, model_config: dict | None) -> TensorFile:
@@ -189,22 +238,23 @@ def _open_npz(path: str, flag: str, model_config: dict | None) -> TensorFile:
 
     try:
         archive = np.load(path, allow_pickle=False)
-        shapes = {}
+        shapes, nbytes = {}, {}
         with zipfile.ZipFile(path) as members:
             for member in members.namelist():
                 with members.open(member) as handle:
                     version = np.lib.format.read_magic(handle)
                     header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
                               else np.lib.format.read_array_header_2_0)
-                    shape = header(handle)[0]
+                    shape, _fortran, dtype = header(handle)
                 shapes[member.removesuffix(".npy")] = tuple(shape)
-    except (ValueError, OSError, zipfile.BadZipFile) as exc:
-        raise PosembError(f"{flag} {path}: not a plain .npz archive ({exc})") from None
+                nbytes[member.removesuffix(".npy")] = math.prod(shape) * dtype.itemsize
+    except Exception as exc:  # noqa: BLE001 - a bad member header fails numpy's parser in many ways
+        raise PosembError(f"{flag} {path}: not a plain .npz archive ({brief(exc)})") from None
 
     def load(name: str):
         try:
             return archive[name]
-        except ValueError as exc:
-            raise PosembError(f"{flag} {path}: array {name!r} is not plain numbers ({exc})") from None
+        except Exception as exc:  # noqa: BLE001 - a damaged member fails zlib, zipfile or numpy in many ways
+            raise PosembError(f"{flag} {path}: array {name!r} is not plain numbers ({brief(exc)})") from None
 
-    return TensorFile(path, "npz", shapes, _numpy_reader(load), model_config)
+    return TensorFile(path, "npz", shapes, _numpy_reader(load), model_config, nbytes)

@@ -49,7 +49,8 @@ def check_scheme_object(entry: dict, name: str, *, scaled: bool = False) -> None
     assert params["position"] == (32 * 16 if name == "learned" else 0)
     assert params["overhead"] == params["position"] / params["token"]
     assert [row["offset"] for row in entry["neighbour_similarity"]] == [1, 2, 3]
-    assert all(set(row) == {"offset", "mean", "min", "max"} for row in entry["neighbour_similarity"])
+    assert all(set(row) == {"offset", "mean", "min", "max"} | ({"note"} if row["mean"] is None else set())
+               for row in entry["neighbour_similarity"])
     assert set(entry["table"]) == {"rows", "dim", "norm_min", "norm_mean", "norm_max"}
     assert entry["table"]["rows"] == 32 and entry["table"]["dim"] == 16
     assert isinstance(entry["relative_deviation"], float)
@@ -98,6 +99,7 @@ def test_compare_object_holds_one_inspect_shaped_entry_per_scheme():
 def test_none_writes_undefined_cosines_as_null():
     doc, = run_json("inspect", "--scheme", "none", *SMALL)
     assert all(row[key] is None for row in doc["neighbour_similarity"] for key in ("mean", "min", "max"))
+    assert all("zero row has no direction" in row["note"] for row in doc["neighbour_similarity"])
 
 
 def test_order_and_bench_objects():

@@ -45,6 +45,11 @@ def refuse_conflicts(context, source_flag: str, source: str, settled: dict) -> N
 def check_source_rows(source_flag: str, source: str, ctx: int, *, max_offset: int, seq_len: int | None) -> None:
     """Refuse --max-offset or --seq-len that the file's ctx cannot hold, naming the file that set ctx
     (the user typed no --ctx; a message naming --ctx would point at the wrong flag)."""
+    from posemb_cli.run.config import require_positive_int
+
+    require_positive_int("--max-offset", max_offset)
+    if seq_len is not None:
+        require_positive_int("--seq-len", seq_len)
     if max_offset >= ctx:
         raise PosembError(f"--max-offset {max_offset} must be below the {ctx} positions of {source_flag} {source}; "
                           f"give --max-offset {max(1, ctx - 1)} or less")
