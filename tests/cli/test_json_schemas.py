@@ -299,3 +299,14 @@ def test_schema_refuses_a_broken_document(documents, name, edit, message):
 def test_a_document_validates_only_against_its_own_schema(documents):
     assert list(Draft202012Validator(load_schema("compare")).iter_errors(documents["inspect"]))
     assert list(Draft202012Validator(load_schema("inspect")).iter_errors(documents["order"]))
+
+
+def test_the_contract_doc_names_every_described_key():
+    """docs/json-contract.md names (in backticks) every key of the scheme object, source and relative_bias."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "json-contract.md").read_text(encoding="utf-8")
+    defs = load_schema("inspect")["$defs"]
+    keys = {*defs["scheme_result"]["properties"], *defs["source"]["properties"], *defs["relative_bias"]["properties"],
+            *defs["config"]["properties"], *defs["band"]["properties"]}
+    assert sorted(key for key in keys if f"`{key}`" not in text and f"`bands[].{key}`" not in text) == []
