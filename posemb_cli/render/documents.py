@@ -8,6 +8,7 @@ from posemb_cli.render.format import header
 from posemb_cli.render.layer_types import layer_types_table
 from posemb_cli.render.pictures import pictures
 from posemb_cli.render.position import compare_parts, inspect_parts
+from posemb_cli.render.relative_bias import relative_bias_table
 from posemb_cli.render.source import source_line
 from posemb_cli.render.spectrum import spectrum_parts
 from posemb_cli.render.tables import (
@@ -30,14 +31,18 @@ def render_compare(report: CompareReport) -> Group:
 
 def render_inspect(report: InspectReport) -> Group:
     result = report.result
-    parts = [header(report.config, f"inspect {result.scheme}"), shapes_table([result]), params_table([result]),
-             decay_detail(result), norms_table(result)]
+    parts = [header(report.config, f"inspect {result.scheme}"), shapes_table([result]), params_table([result])]
+    if result.neighbour_similarity is not None:  # not defined for a bias per distance (T5)
+        parts.append(decay_detail(result))
+    if result.table is not None:  # no additive table for a bias per distance
+        parts.append(norms_table(result))
     if source_line(result) is not None:  # a real model's table or config
         parts.insert(1, source_line(result))
     if result.bands:
         parts.append(bands_table(result, report.config["ctx"]))
     if result.layer_types:  # a config with one RoPE block per layer type
         parts.append(layer_types_table(result))
+    parts.extend(part for part in (relative_bias_table(result),) if part is not None)
     parts.extend(inspect_parts(result))
     parts.extend(spectrum_parts(result))
     if result.pictures.get("heatmap") is not None:  # pictures were asked for (not --json, not --no-plot)

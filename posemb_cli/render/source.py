@@ -13,7 +13,17 @@ def source_line(result: SchemeReport) -> Text | None:
     if not source:
         return None
     text = Text("  source ", style="dim")
-    if "key" in source:
+    if "side" in source:  # a learned relative-attention bias (T5)
+        text.append(f"{source['checkpoint']}", style="bold")
+        text.append(f"  key {source['key']} ({source.get('stored_dtype', '?')}): the {source['side']}'s bias, "
+                    f"{source['relative_attention_num_buckets']} buckets up to distance "
+                    f"{source['relative_attention_max_distance']} (config.json); no position table, "
+                    f"neighbour similarity n/a")
+        if source.get("other_bias_keys"):
+            text.append(f"; --key picks another: {', '.join(source['other_bias_keys'])}")
+        if source.get("token_key"):
+            text.append(f"; vocab from {source['token_key']}")
+    elif "key" in source:
         text.append(f"{source['checkpoint']}", style="bold")
         text.append(f"  key {source['key']} ({source.get('format', '?')}, {source.get('stored_dtype', '?')}), "
                     f"rows {source['position_offset']}..{source.get('stored_rows', 0) - 1} of "

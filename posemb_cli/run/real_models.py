@@ -83,6 +83,8 @@ def real_model_shape(model, vocab: int, *, vocab_typed: bool, ctx: int) -> dict:
         return {**shape, "scheme": None}
     if model.rope is not None:
         return {**rope_model_shape(model.rope, vocab), "scheme": "rope"}
+    if model.bias is not None:  # no context of its own: --ctx sets the positions measured
+        return {"dim": model.bias.dim, "ctx": ctx, "vocab": model.bias.vocab or vocab, "scheme": "relative_bias"}
     formula = model.formula
     return {"dim": formula.dim, "ctx": formula.ctx or ctx, "vocab": formula.vocab or vocab, "scheme": formula.scheme}
 
@@ -112,6 +114,10 @@ def inspect_real_model(config: EmbeddingConfig, model, *, vocab_typed: bool, **k
         report = inspect_checkpoint(config, model.loaded, **kwargs)
     elif model.rope is not None:
         report = inspect_rope_config(config, model.rope, **kwargs)
+    elif model.bias is not None:
+        from posemb_cli.run.relative_bias import inspect_relative_bias
+
+        report = inspect_relative_bias(config, model.bias, **kwargs)
     else:
         from posemb_cli.run.analysis import inspect
         from posemb_cli.run.position_config import with_position_settings

@@ -3,8 +3,9 @@
 The model's kind (``sources/model_kind.py``) decides: a learned (or stored
 sinusoidal) table is read from the weights; RoPE and ALiBi come from the config
 alone; a fixed sinusoidal table with no weights is built from its formula; the
-relative kinds (T5, DeBERTa) need weights that posemb does not analyse as a
-table, and are refused naming the kind and the flag. Nothing is guessed.
+learned relative-attention bias (T5) is read from the weights with its bucket
+edges from the config beside them; DeBERTa's relative embeddings are refused
+naming the kind. Nothing is guessed.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from posemb_cli.sources.model_config import (
     read_rope_config,
 )
 from posemb_cli.sources.model_kind import ModelKind, classify_config
+from posemb_cli.sources.relative_bias import RelativeBiasTable, read_relative_bias
 from posemb_cli.sources.tensor_files import open_tensor_file
 
 _WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
@@ -61,7 +63,7 @@ class FormulaModel:
 
 @dataclass(frozen=True)
 class RealModel:
-    """One real model, classified, with what its kind needs loaded. Exactly one of the three is set."""
+    """One real model, classified, with what its kind needs loaded. Exactly one of the four is set."""
 
     flag: str
     path: str
@@ -69,13 +71,14 @@ class RealModel:
     loaded: LoadedTable | None = None
     rope: RopeModel | None = None
     formula: FormulaModel | None = None
+    bias: RelativeBiasTable | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
-    def part(self) -> LoadedTable | RopeModel | FormulaModel:
-        part = self.loaded or self.rope or self.formula
+    def part(self) -> LoadedTable | RopeModel | FormulaModel | RelativeBiasTable:
+        part = self.loaded or self.rope or self.formula or self.bias
         if part is None:
-            raise ValueError("a RealModel holds a table, a RoPE model or a formula model")
+            raise ValueError("a RealModel holds a table, a RoPE model, a formula model or a relative bias")
         return part
 
     @property
@@ -86,12 +89,14 @@ class RealModel:
     def token_note(self) -> str | None:
         if self.loaded is not None:
             return self.loaded.token_note
+        if self.bias is not None:
+            return self.bias.token_note
         return None if self.vocab else "the config states no vocab_size; token parameters unknown"
 
     def source(self) -> dict:
         """The JSON ``source`` object: the part's own keys plus ``kind`` and ``decided_by``."""
         out = {**self.part.source(), **self.kind.source()}
-        if self.flag == "--checkpoint" and self.loaded is None:
+        if self.flag == "--checkpoint" and self.loaded is None and self.bias is None:
             out["checkpoint"] = self.path
             out["analysed_from"] = "config.json beside the weights"
         if self.flag == "--config" and self.loaded is not None:
@@ -106,7 +111,7 @@ def _refuse_relative(kind: ModelKind, flag: str, path: str) -> PosembError:
         return PosembError(f"--config {path}: this model uses {kind.label} ({kind.decided_by}); its weights are "
                            f"needed: pass the model directory with --checkpoint DIR")
     return PosembError(f"--checkpoint {path}: this model uses {kind.label} ({kind.decided_by}); posemb analyses "
-                       f"absolute tables, RoPE and ALiBi, not {kind.kind}")
+                       f"absolute tables, RoPE, ALiBi and T5's relative bias, not {kind.kind}")
 
 
 def _formula(kind: ModelKind, file: str, scheme: str) -> FormulaModel:
@@ -174,7 +179,12 @@ def from_checkpoint(path: str, *, key: str | None, position_offset: int | None) 
         note = (f"--checkpoint {path}: {kind.label} ({kind.decided_by}) acts inside attention, no position table; "
                 f"analysed from its config.json")
         return RealModel("--checkpoint", path, model.kind, rope=model.rope, formula=model.formula, notes=[note])
-    if kind is not None and kind.kind in ("relative_bias", "relative_embeddings"):
+    if kind is not None and kind.kind == "relative_bias":
+        if position_offset is not None:
+            raise PosembError(f"--position-offset: --checkpoint {path} is a model using {kind.label} "
+                              f"({kind.decided_by}), which has no position table")
+        return RealModel("--checkpoint", path, kind, bias=read_relative_bias(path, tensors, kind, key=key))
+    if kind is not None and kind.kind == "relative_embeddings":
         raise _refuse_relative(kind, "--checkpoint", path)
     loaded = load_checkpoint(path, key=key, position_offset=position_offset, tensors=tensors, kind=kind)
     return RealModel("--checkpoint", path, kind or ModelKind("learned", f"tensor name {loaded.key!r}"),

@@ -10,6 +10,7 @@ from typing import Protocol
 from posemb_cli.core.schemes.bands import Band
 from posemb_cli.measures.decay import DecayPoint
 from posemb_cli.measures.relative import RelativeDeviation
+from posemb_cli.measures.relative_bias import RelativeBiasProfile
 from posemb_cli.measures.scorecard import Scorecard
 from posemb_cli.measures.spectrum import Spectrum
 from posemb_cli.run.context_bound import ContextBound
@@ -51,6 +52,7 @@ class SignalFigures:
         scorecard: the five properties of the position signal.
         context_bound: where the cosine sum of the frequencies first goes negative (frequency schemes).
         spectrum: the principal components of an additive table without frequencies (learned, checkpoint).
+        relative_bias: a learned relative-attention bias against signed distance (T5).
     """
 
     acts_on: str
@@ -63,6 +65,7 @@ class SignalFigures:
     attention_bias: list[dict] | None = None
     context_bound: ContextBound | None = None
     spectrum: Spectrum | None = None
+    relative_bias: RelativeBiasProfile | None = None
 
     def to_dict(self) -> dict:
         out: dict = {"acts_on": self.acts_on, **self.relative.to_dict(),
@@ -74,6 +77,8 @@ class SignalFigures:
             out["context_bound"] = self.context_bound.to_dict()
         if self.spectrum is not None:
             out["spectrum"] = self.spectrum.to_dict()
+        if self.relative_bias is not None:
+            out["relative_bias"] = self.relative_bias.to_dict()
         if self.attention_factor is not None:
             out["attention_factor"] = self.attention_factor
         if self.slopes is not None:
@@ -107,8 +112,8 @@ class SchemeReport:
     scheme: str
     shapes: dict[str, list[int]]
     params: ParamCounts
-    neighbour_similarity: list[dict]
-    table: dict | None
+    neighbour_similarity: list[dict] | None  # None: not defined for the signal (a bias per distance)
+    table: dict | None  # None: no additive table (a bias per distance)
     bands: list[Band] | None = None
     signal: SignalFigures | None = None
     source: SourceDescription | None = None

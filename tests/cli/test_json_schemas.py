@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from posemb_cli.cli.app import app
 from posemb_cli.schemas import SCHEMA_NAMES, load_schema, schema_text
+from tests.gguf_files import write_gguf
 from tests.model_files import (
     gpt2_tensors,
     opt_tensors,
@@ -23,6 +24,8 @@ from tests.model_files import (
     save_torch,
     write_config,
 )
+from tests.model_zoo import zoo_model
+from tests.schema_coverage import undescribed_keys
 
 runner = CliRunner()
 SMALL = ["--dim", "16", "--ctx", "32", "--vocab", "40", "-b", "2", "-t", "8", "-k", "3", "--heads", "4",
@@ -45,8 +48,10 @@ def run_json(*args) -> list[dict]:
 
 
 def check(name: str, document: dict) -> None:
+    """The document validates, and every key it holds is described by the schema (the contract names it)."""
     errors = sorted(Draft202012Validator(load_schema(name)).iter_errors(document), key=str)
     assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+    assert undescribed_keys(document, load_schema(name)) == []
 
 
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
@@ -108,6 +113,21 @@ def test_order():
     check("order", doc)
 
 
+def test_precision_padding_and_doctor():
+    doc, = run_json("precision", "--dim", "16", "--ctx", "300", "--dtypes", "bfloat16,float16")
+    check("precision", doc)
+    doc, = run_json("precision", "--checkpoint", zoo_model("llama"))
+    check("precision", doc)
+    assert doc["config"]["source"]["kind"] == "rope"
+    doc, = run_json("padding", "--schemes", ALL, "--pad", "2", "--dim", "16", "--ctx", "32", "--vocab", "40",
+                    "-b", "2", "-t", "8", "--heads", "4", "--device", "cpu")
+    check("padding", doc)
+    for flag, family in (("--config", "llama"), ("--checkpoint", "gpt2")):
+        result = runner.invoke(app, ["doctor", flag, zoo_model(family), "--json"])
+        assert result.exit_code in (0, 3), result.output
+        check("doctor", json.loads(result.stdout))
+
+
 def test_bench():
     doc, = run_json("bench", "--schemes", ALL, "--dim", "8,16", "--ctx", "16", "--vocab", "40", "-b", "1",
                     "--repeats", "2", "--warmup", "0", "--device", "cpu")
@@ -150,6 +170,87 @@ def test_config_inspect(tmp_path, rope_scaling):
     doc, = run_json("inspect", "--config", path, "-b", "2", "-t", "8", "-k", "3", "--device", "cpu")
     check("inspect", doc)
     assert doc["source"]["config"] == path
+
+
+FEW = ("-b", "2", "-t", "8", "-k", "3", "--device", "cpu")
+
+
+def test_new_keys_of_the_lesson_schemes():
+    docs = {scheme: run_json("inspect", "--scheme", scheme, *SMALL)[0] for scheme in ("learned", "sinusoidal", "rope")}
+    for doc in docs.values():
+        check("inspect", doc)
+        assert doc["config"]["signal_recipe"] == "float64-angles"
+    assert docs["learned"]["spectrum"]["explained_variance"] and "context_bound" not in docs["learned"]
+    assert docs["rope"]["context_bound"]["first_negative"] >= 1 and docs["sinusoidal"]["context_bound"]
+
+
+def test_vit_checkpoint_unknown_token_table_and_grid():
+    doc, = run_json("inspect", "--checkpoint", zoo_model("vit"), *FEW)
+    check("inspect", doc)
+    assert doc["params"]["token"] is None and doc["params"]["total"] is None and doc["params"]["overhead"] is None
+    assert doc["config"]["model_vocab"] is None and doc["grid"]["side"] == 4 and doc["spectrum"]
+    assert doc["source"]["class_token_row"]["row"] == 0 and doc["source"]["token_note"]
+
+
+def test_t5_checkpoint_relative_bias():
+    doc, = run_json("inspect", "--checkpoint", zoo_model("t5"), *FEW)
+    check("inspect", doc)
+    assert doc["relative_bias"]["buckets"] == 8 and doc["neighbour_similarity"] is None and doc["table"] is None
+    broken_doc = copy.deepcopy(doc)
+    del broken_doc["relative_bias"]
+    assert list(Draft202012Validator(load_schema("inspect")).iter_errors(broken_doc))
+
+
+def test_bloom_config_alibi_from_config():
+    doc, = run_json("inspect", "--config", zoo_model("bloom"), *FEW)
+    check("inspect", doc)
+    assert doc["scheme"] == "alibi" and doc["source"]["kind"] == "alibi" and doc["source"]["ctx_note"]
+    assert doc["source"]["max_position_embeddings"] is None
+
+
+def test_gemma3_per_layer_type_config(tmp_path):
+    from transformers import Gemma3TextConfig
+
+    Gemma3TextConfig(hidden_size=64, num_attention_heads=4, head_dim=16, num_hidden_layers=6, intermediate_size=64,
+                     vocab_size=100, max_position_embeddings=128,
+                     rope_parameters={"full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6},
+                                      "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}},
+                     ).save_pretrained(tmp_path)
+    doc, = run_json("inspect", "--config", str(tmp_path), *FEW)
+    check("inspect", doc)
+    assert [entry["layer_type"] for entry in doc["layer_types"]] == ["full_attention", "sliding_attention"]
+    assert doc["source"]["layer_type_counts"] == {"sliding_attention": 5, "full_attention": 1}
+
+
+def test_phi3_longrope_config(tmp_path):
+    from transformers import Phi3Config
+
+    Phi3Config(hidden_size=64, num_attention_heads=4, num_hidden_layers=2, intermediate_size=64, vocab_size=100,
+               max_position_embeddings=256, original_max_position_embeddings=32,
+               rope_parameters={"rope_type": "longrope", "rope_theta": 10000.0,
+                                "short_factor": [1.0 + 0.1 * i for i in range(8)],
+                                "long_factor": [1.0 + 0.7 * i for i in range(8)]}).save_pretrained(tmp_path)
+    doc, = run_json("inspect", "--config", str(tmp_path), *FEW)
+    check("inspect", doc)
+    assert doc["config"]["rope_scaling"] == "longrope" and doc["source"]["rope_type"] == "longrope"
+    assert {"inv_freq_short", "inv_freq_long"} <= set(doc["bands"][0])
+
+
+def test_gguf_config(tmp_path):
+    pytest.importorskip("gguf")
+    path = write_gguf(tmp_path / "m.gguf", "llama", {"embedding_length": 64, "attention.head_count": 4,
+                                                     "context_length": 128, "rope.freq_base": 500000.0,
+                                                     "rope.dimension_count": 16}, tokens=100)
+    doc, = run_json("inspect", "--config", path, *FEW)
+    check("inspect", doc)
+    assert doc["source"]["format"] == "gguf"
+
+
+def test_the_coverage_check_can_fail(documents):
+    document = copy.deepcopy(documents["inspect"])
+    document["unlisted_figure"] = 1.0
+    document["bands"][0]["unlisted"] = 2
+    assert undescribed_keys(document, load_schema("inspect")) == ["$.bands[0].unlisted", "$.unlisted_figure"]
 
 
 # The schemas can fail: a document missing a required key, or with a value of the wrong type, is refused.
@@ -198,3 +299,14 @@ def test_schema_refuses_a_broken_document(documents, name, edit, message):
 def test_a_document_validates_only_against_its_own_schema(documents):
     assert list(Draft202012Validator(load_schema("compare")).iter_errors(documents["inspect"]))
     assert list(Draft202012Validator(load_schema("inspect")).iter_errors(documents["order"]))
+
+
+def test_the_contract_doc_names_every_described_key():
+    """docs/json-contract.md names (in backticks) every key of the scheme object, source and relative_bias."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "json-contract.md").read_text(encoding="utf-8")
+    defs = load_schema("inspect")["$defs"]
+    keys = {*defs["scheme_result"]["properties"], *defs["source"]["properties"], *defs["relative_bias"]["properties"],
+            *defs["config"]["properties"], *defs["band"]["properties"]}
+    assert sorted(key for key in keys if f"`{key}`" not in text and f"`bands[].{key}`" not in text) == []

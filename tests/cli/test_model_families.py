@@ -150,7 +150,7 @@ def test_key_refuses_a_token_table(family, key, needle):
     assert needle in message and ("--key" in message if family == "llama" else key in message)
 
 
-@pytest.mark.parametrize("family, flag", [("t5", "--config"), ("t5", "--checkpoint"),
+@pytest.mark.parametrize("family, flag", [("t5", "--config"),  # T5 --checkpoint: tests/cli/test_relative_bias_cli.py
                                           ("deberta-v2", "--config"), ("deberta-v2", "--checkpoint")])
 def test_relative_kinds_are_named(family, flag):
     message = refused("inspect", flag, zoo_model(family))

@@ -61,7 +61,9 @@ def inspect(
             settled["scheme"] = name = shape["scheme"]
         if real.formula is not None and real.formula.heads is not None:
             settled["heads"] = real.formula.heads
-        if real.formula is not None and real.formula.ctx is None:
+        if real.bias is not None:
+            settled["heads"] = real.bias.heads
+        if (real.formula is not None and real.formula.ctx is None) or real.bias is not None:
             del settled["ctx"]  # the model states none: --ctx is the user's to give
         if real.vocab is None:
             del settled["vocab"]  # unknown token table: --vocab by hand still works

@@ -18,7 +18,8 @@ _PRECISION_SKIP = ("vocab", "batch", "seq_len", "seed", "device", "dtype", "init
                    "rope_layout", "attention_factor", "heads")
 
 
-@opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CONFIG_FLAGS, opt.OUTPUT_FLAGS, skip=_PRECISION_SKIP)
+@opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.CONFIG_FLAGS, opt.OUTPUT_FLAGS,
+           skip=(*_PRECISION_SKIP, "key", "position_offset"))
 def precision(
     context: typer.Context,
     scheme: Annotated[str, typer.Option("--scheme", help="rope or sinusoidal.", rich_help_panel=opt.SHARED)] = "rope",
@@ -33,6 +34,7 @@ def precision(
     \b
     Example: posemb precision --scheme rope --dim 128 --ctx 8192
     Example: posemb precision --config Llama-3.1-8B/config.json --dtypes bfloat16
+    Example: posemb precision --checkpoint Llama-3.1-8B/
     """
     import dataclasses
 
@@ -45,21 +47,23 @@ def precision(
     if scheme not in PRECISION_SCHEMES:
         raise PosembError(f"--scheme {scheme!r}: precision measures {' or '.join(PRECISION_SCHEMES)}")
     flags = opt.plain(flags)
-    dim, base, model_config = flags["dim"], flags["base"], flags["model_config"]
+    dim, base, model_config, checkpoint = flags["dim"], flags["base"], flags["model_config"], flags["checkpoint"]
     names = parse_dtypes(dtypes)
     typed = [name for name in _ROPE_FLAGS if context.get_parameter_source(name).name == "COMMANDLINE"]
     source = None
-    if model_config is not None:
+    if model_config is not None or checkpoint is not None:
         from posemb_cli.run.real_models import rope_settings
-        from posemb_cli.sources.model_config import read_rope_config
 
+        if model_config is not None and checkpoint is not None:
+            raise PosembError("--checkpoint and --config cannot be combined: give one model")
+        given = ("--config", model_config) if model_config is not None else ("--checkpoint", checkpoint)
         for name in ("dim", "ctx", "base", "scheme", *typed):
             if context.get_parameter_source(name).name == "COMMANDLINE":
                 flag = "--" + name.replace("_", "-")
-                raise PosembError(f"{flag} conflicts with --config {model_config}, which sets it; leave {flag} out")
-        model = read_rope_config(model_config)
+                raise PosembError(f"{flag} conflicts with {given[0]} {given[1]}, which sets it; leave {flag} out")
+        model, source = _rope_model(model_config, checkpoint)
         config = rope_settings(EmbeddingConfig(dim=model.rotary_dim, ctx=model.ctx), model)
-        scheme, source = "rope", model.source()
+        scheme = "rope"
     else:
         require_positive_int("--dim", dim)
         require_positive_int("--ctx", ctx)
@@ -83,3 +87,40 @@ def precision(
     from posemb_cli.render.precision import render_precision
 
     stdout_console().print(render_precision(report))
+
+
+def _not_a_formula(flag: str, path: str, kind) -> PosembError:
+    """Why precision does not measure a model of this kind, naming the kind and the command that does."""
+    import os
+
+    if kind.kind in ("alibi", "none"):
+        what, advice = "; precision measures the rope and sinusoidal formulas", f"{flag} {path}"
+    else:
+        what = (", which is stored in the weights, not computed; precision measures formula schemes "
+                "(rope, sinusoidal)")
+        advice = f"--checkpoint {path if os.path.isdir(path) else os.path.dirname(path) or '.'}"
+    return PosembError(f"{flag} {path}: this model uses {kind.label} ({kind.decided_by}){what}; analyse it with "
+                       f"posemb inspect {advice}")
+
+
+def _rope_model(model_config: str | None, checkpoint: str | None):
+    """The RoPE model and its JSON ``source``, the model's kind told first (``real_sources``).
+
+    A model whose positions are stored (a learned table, T5's bias) or that uses ALiBi is refused by kind.
+    """
+    if model_config is not None:
+        from posemb_cli.sources.model_config import read_json_config, read_rope_config
+        from posemb_cli.sources.model_kind import classify_config
+
+        file, top = read_json_config(model_config)
+        kind = classify_config(top, file)
+        if kind.kind != "rope":
+            raise _not_a_formula("--config", model_config, kind)
+        model = read_rope_config(model_config)
+        return model, model.source()
+    from posemb_cli.run.real_sources import from_checkpoint
+
+    real = from_checkpoint(checkpoint, key=None, position_offset=None)
+    if real.rope is None:
+        raise _not_a_formula("--checkpoint", checkpoint, real.kind)
+    return real.rope, real.source()
