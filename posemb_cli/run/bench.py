@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from functools import partial
 
 from posemb_cli.core.dtypes import dtype_size
 from posemb_cli.core.settings import EmbeddingConfig
@@ -111,11 +112,12 @@ def _bench_dim(config, schemes, device, dtype, *, warmup, repeats, tick) -> list
     for name in schemes:
         composer = EmbeddingComposer(token, build_scheme(name, config, device=device, dtype=dtype))
         position_bytes = _distinct_elements(composer.position(seq_len)) * element  # a zero view reads one
-        timings = time_side_by_side({
-            "forward": lambda composer=composer: composer(ids, out=out),
-            "fresh_output": lambda composer=composer: composer(ids),
-            "copy": lambda: target.copy_(source),
-        }, device=device, warmup=warmup, repeats=repeats, progress=tick)
+        calls: dict[str, Callable[[], object]] = {
+            "forward": partial(composer, ids, out=out),
+            "fresh_output": partial(composer, ids),
+            "copy": partial(target.copy_, source),
+        }
+        timings = time_side_by_side(calls, device=device, warmup=warmup, repeats=repeats, progress=tick)
         moved = 2 * output_bytes + position_bytes + ids.numel() * _INT64  # rows read + output written
         results.append(_result(name, config, timings, moved=moved, copied=2 * output_bytes))
         del composer

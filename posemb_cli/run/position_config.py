@@ -100,7 +100,7 @@ def settle_position_settings(config: EmbeddingConfig, *, schemes: tuple[str, ...
     require_positive_int("--heads", c.heads)
     if c.head_dim is not None:  # refused whatever the schemes: no head size is zero or negative
         require_positive_int("--head-dim", c.head_dim)
-    settings = {
+    settings: dict[str, Any] = {
         "head_dim": c.dim if c.head_dim is None else c.head_dim, "rope_factor": float(c.rope_factor),
         "original_ctx": original_ctx, "beta_fast": float(c.beta_fast), "beta_slow": float(c.beta_slow),
         "low_freq_factor": float(c.low_freq_factor), "high_freq_factor": float(c.high_freq_factor),

@@ -45,6 +45,8 @@ def inspect_relative_bias(config: EmbeddingConfig, table: RelativeBiasTable, **k
     build = relative_bias_builder(table)
     report = inspect(config, SCHEME, builders={SCHEME: build}, **kwargs)
     result, signal = report.result, report.result.signal
+    if signal is None:
+        raise ValueError("the relative bias was built, so its signal figures were measured")
     profile = relative_bias_profile(build(SCHEME, config, device="cpu", dtype=None))
     seq_len = result.shapes["ids"][1]
     shapes = {**result.shapes, "position": [table.heads, seq_len, seq_len]}  # the bias added to the scores

@@ -85,5 +85,5 @@ def inspect_rope_config(config: EmbeddingConfig, model: RopeModel, **kwargs) -> 
     first = reports[0]
     if model.layer_type is None and not model.others:
         return first
-    listed = [(one.layer_type, report.result) for one, report in zip(model.layer_types(), reports, strict=True)]
+    listed = [(str(one.layer_type), report.result) for one, report in zip(model.layer_types(), reports, strict=True)]
     return dataclasses.replace(first, result=dataclasses.replace(first.result, layer_types=listed))

@@ -9,12 +9,16 @@ OPT/BART kin at 2. Only the rows that real positions use are analysed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError, brief
 from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT, require_memory
 from posemb_cli.sources.model_families import POSITION_NAMES, TOKEN_NAMES
 from posemb_cli.sources.model_kind import ModelKind, classify_config, classify_tensors
 from posemb_cli.sources.tensor_files import TensorFile, open_tensor_file
+
+if TYPE_CHECKING:
+    import torch
 
 _LISTED = 12
 
@@ -25,7 +29,7 @@ class LoadedTable:
 
     path: str
     key: str
-    table: object  # (L, D) torch tensor: rows position_offset .. of the stored table
+    table: torch.Tensor  # (L, D): rows position_offset .. of the stored table
     position_offset: int
     offset_reason: str
     stored_rows: int
@@ -35,7 +39,7 @@ class LoadedTable:
     kind: str
     model_kind: ModelKind | None = None
     token_note: str | None = None
-    class_row: object = None  # (D,) the class token's position row of a vision table, kept out of the analysis
+    class_row: torch.Tensor | None = None  # (D,) a vision table's class-token row, kept out of the analysis
 
     @property
     def rows(self) -> int:
@@ -173,7 +177,11 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
     name = find_position_key(tensors, key)
     if key is not None:
         refuse_token_key(tensors, key, kind.vocab() if kind is not None else None)
-    stored_rows, dim = _matrix_shape(tensors.shapes[name])
+    matrix = _matrix_shape(tensors.shapes[name])
+    if matrix is None:
+        raise PosembError(f"--checkpoint {path}: tensor {name!r} has shape {list(tensors.shapes[name])}; "
+                          "a position table is (rows, features)")
+    stored_rows, dim = matrix
     if stored_rows < 2 or dim < 1:
         raise PosembError(f"--checkpoint {path}: table {name!r} has shape [{stored_rows}, {dim}]; "
                           f"a position table needs at least 2 rows and 1 feature")

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
 from posemb_cli.sources.checkpoint import token_table
 from posemb_cli.sources.model_families import RELATIVE_BIAS_NAMES
 from posemb_cli.sources.model_kind import ModelKind, first_field
 from posemb_cli.sources.tensor_files import TensorFile
+
+if TYPE_CHECKING:
+    import torch
 
 _REFUSED_FAMILIES = {"longt5": "LongT5's local and transient-global attention (a window, global buckets)"}
 
@@ -36,7 +40,7 @@ class RelativeBiasTable:
 
     path: str
     key: str
-    weight: object
+    weight: torch.Tensor  # (buckets, heads)
     bidirectional: bool
     max_distance: int
     dim: int

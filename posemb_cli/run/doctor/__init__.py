@@ -52,13 +52,15 @@ def run_doctor(*, config: str | None = None, checkpoint: str | None = None) -> D
                             findings=_config_findings(model))
     from posemb_cli.sources.checkpoint import load_checkpoint
 
+    assert checkpoint is not None  # exactly one of the two was given
     loaded = load_checkpoint(checkpoint)
     folder = checkpoint if os.path.isdir(checkpoint) else os.path.dirname(os.path.abspath(checkpoint))
     beside = os.path.join(folder, "config.json")
-    model = ModelFields.of(beside, read_json_object(beside, "--checkpoint")) if os.path.isfile(beside) else None
-    found = table_findings(model, loaded.rows, loaded.position_offset, loaded.key)
-    if model is not None:
-        found += [finding for finding in _config_findings(model) if finding.id != "no-rope"]
+    beside_model = (ModelFields.of(beside, read_json_object(beside, "--checkpoint")) if os.path.isfile(beside)
+                    else None)
+    found = table_findings(beside_model, loaded.rows, loaded.position_offset, loaded.key)
+    if beside_model is not None:
+        found += [finding for finding in _config_findings(beside_model) if finding.id != "no-rope"]
     return DoctorReport(source={"checkpoint": checkpoint, "key": loaded.key, "rows": loaded.rows,
                                 "position_offset": loaded.position_offset,
-                                "config": beside if model is not None else None}, findings=found)
+                                "config": beside if beside_model is not None else None}, findings=found)
