@@ -13,7 +13,6 @@ byte counts over their median times give bytes per second, and their ratio,
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 
 from posemb_cli.core.dtypes import dtype_size
 from posemb_cli.core.settings import EmbeddingConfig
@@ -21,6 +20,7 @@ from posemb_cli.errors import PosembError
 from posemb_cli.run.config import make_config, require_positive_int
 from posemb_cli.run.memory import estimate_bench_bytes, require_fits
 from posemb_cli.run.position_config import check_default_position_settings
+from posemb_cli.run.progress import Progress, or_silent
 from posemb_cli.run.report import BenchReport
 
 _SIZE_FLAGS = "--vocab/--dim/--batch/--seq-len"
@@ -57,7 +57,7 @@ def run_bench(
     *,
     warmup: int,
     repeats: int,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> BenchReport:
     """Time every scheme at every dim; refuse up front (exit 2) when the tensors would not fit."""
     import torch
@@ -70,7 +70,9 @@ def run_bench(
     require_fits(estimate_bench_bytes(configs, schemes), device, flags=_SIZE_FLAGS)
     dtype = resolve_dtype(configs[0].dtype)
     rounds = len(configs) * len(schemes) * (warmup + repeats)
-    tick = None if progress is None else (lambda: progress("forward and copy", 1, rounds))
+    progress = or_silent(progress)
+    progress.stage("time forward and copy", rounds)
+    tick = progress.advance
     results = []
     with torch.no_grad():
         for config in configs:

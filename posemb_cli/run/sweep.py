@@ -8,7 +8,7 @@ one goes through ``analysis.inspect``, so a sweep's objects are exactly what
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from posemb_cli.core.settings import EmbeddingConfig
@@ -16,6 +16,7 @@ from posemb_cli.errors import PosembError
 from posemb_cli.run.config import make_config
 from posemb_cli.run.memory import estimate_bytes, require_fits
 from posemb_cli.run.position_config import check_default_position_settings
+from posemb_cli.run.progress import Prefixed, Progress, or_silent
 
 _SIZE_FLAGS = "--vocab/--dim/--ctx/--batch/--seq-len"
 
@@ -55,7 +56,7 @@ def plan_sweep(
 def run_sweep(
     points: tuple[SweepPoint, ...],
     *,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> Iterator:
     """Yield one ``InspectReport`` per point, in order, after refusing up front what would not fit."""
     from posemb_cli.run.analysis import inspect
@@ -64,10 +65,10 @@ def run_sweep(
     device = resolve_device(points[0].config.device)
     needed = max(estimate_bytes(point.config, (point.scheme,)) for point in points)
     require_fits(needed, device, flags=_SIZE_FLAGS)
-    for point in points:
-        yield inspect(point.config, point.scheme)
-        if progress is not None:
-            progress("configurations", 1, len(points))
+    progress = or_silent(progress)
+    for index, point in enumerate(points):
+        yield inspect(point.config, point.scheme,
+                      progress=Prefixed(progress, f"configuration {index + 1:,} of {len(points):,}"))
 
 
 def summary_row(report) -> dict:

@@ -32,6 +32,7 @@ def order(
     flags = opt.plain(flags)
     names = parse_scheme_list("--schemes", schemes, scheme_names())
     config = config_from_flags(flags, schemes=names)
+    opt.refuse_unread(context, names)
     report = run_order(config, names)
     if flags["json"]:
         write_json(to_json(report.to_dict()))

@@ -1,0 +1,44 @@
+"""The run layer names every stage of a run and reports real fractions through the Progress protocol."""
+
+from __future__ import annotations
+
+from posemb_cli.core.settings import EmbeddingConfig
+from posemb_cli.run.analysis import run_schemes
+from posemb_cli.run.progress import SILENT, Prefixed, Progress
+
+
+class Recorder:
+    """Keeps every stage with the units advanced in it."""
+
+    def __init__(self) -> None:
+        self.stages: list[list] = []
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        self.stages.append([name, total, 0])
+
+    def advance(self, done: int = 1) -> None:
+        self.stages[-1][2] += done
+
+
+def test_recorder_and_silent_follow_the_protocol():
+    assert isinstance(Recorder(), Progress)
+    assert isinstance(SILENT, Progress)
+    assert isinstance(Prefixed(SILENT, "x"), Progress)
+
+
+def test_every_stage_of_every_scheme_is_named_and_counted():
+    recorder = Recorder()
+    config = EmbeddingConfig(dim=16, ctx=300, vocab=50, batch=2, seq_len=8, device="cpu", max_offset=3)
+    run_schemes(config, ("learned", "rope"), progress=recorder)
+    names = [name for name, _, _ in recorder.stages]
+    assert names[0] == "prepare the batch"
+    for scheme in ("learned", "rope"):
+        for stage in ("build and forward", "neighbour similarity", "relative check", "scorecard",
+                      "decay bound and spectrum"):
+            assert f"{scheme}: {stage}" in names
+    # the neighbour stage covers every row of the 300-row table, once
+    for name, total, done in recorder.stages:
+        if name.endswith("neighbour similarity"):
+            assert (total, done) == (300, 300)
+        if total is not None:
+            assert done <= total
