@@ -57,9 +57,15 @@ def available_bytes(device: torch.device) -> int | None:
         return None
 
 
+_EIB = 1 << 60
+
+
 def format_bytes(count: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if abs(count) < 1024 or unit == "PiB":
+    """A size for people: "512 B", "1.5 KiB" ... "3.2 PiB", and "more than 1 EiB" above that."""
+    if count > _EIB:
+        return "more than 1 EiB"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if abs(count) < 1024 or unit == "EiB":
             return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
         count /= 1024
     raise AssertionError("unreachable")
