@@ -46,7 +46,8 @@ def inspect(
         check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset,
                            model_config=model_config)
         check_plot_flag(plot)
-        observe = picture_observer(terminal=not (flags["json"] or flags["no_plot"]), plot=plot)
+        observe = picture_observer(terminal=not (flags["json"] or flags["no_plot"]), plot=plot,
+                                   full=flags["pictures"] == "full")
         real, vocab_typed = None, False
         if checkpoint is not None or model_config is not None:
             from posemb_cli.cli.commands.real_inputs import typed
