@@ -137,7 +137,9 @@ def bands_table(result: SchemeReport, ctx: int) -> Table:
     sets = tuple(key for key in ("inv_freq_short", "inv_freq_long") if getattr(bands[0], key) is not None)
     table = Table(title="Wavelength bands, one row per feature pair", title_justify="left", caption=caption,
                   caption_justify="left")
-    table.add_column("", style="dim", no_wrap=True)  # ⋮ where pairs before this row are not shown
+    sampled = shown is not bands
+    if sampled:
+        table.add_column("", style="dim", no_wrap=True)  # ⋮ where pairs before this row are not shown
     for name in ("pair", "frequency", *(("unscaled",) if scaled else ()), *(k[9:] for k in sets), "wavelength",
                  f"turns in ctx={count(ctx)}"):
         table.add_column(name, justify="right", no_wrap=True)
@@ -146,7 +148,7 @@ def bands_table(result: SchemeReport, ctx: int) -> Table:
         gap = "⋮" if band.pair - previous > 1 else ""
         previous = band.pair
         unscaled = (general(band.inv_freq_unscaled),) if scaled else ()
-        table.add_row(gap, count(band.pair), general(band.inv_freq), *unscaled,
+        table.add_row(*((gap,) if sampled else ()), count(band.pair), general(band.inv_freq), *unscaled,
                       *(general(getattr(band, key)) for key in sets), general(band.wavelength),
                       general(ctx / band.wavelength))
     return table

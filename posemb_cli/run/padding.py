@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
+from posemb_cli.run.progress import Progress, or_silent
 
 PADDING_SCHEMA = "posemb.padding/1"
 POSITION_IDS = ("arange", "from_mask")
@@ -43,7 +44,8 @@ def position_ids(mask, kind: str):
     return ids.masked_fill(mask == 0, 1)
 
 
-def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int) -> PaddingReport:
+def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
+                progress: Progress | None = None) -> PaddingReport:
     """Measure each scheme's change of the real tokens' outputs under ``pad`` left pads, per position-id choice.
 
     Returns:
@@ -66,6 +68,8 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int) -> 
     def scores(settled: EmbeddingConfig) -> int:  # scores, weights and their float64 gaps, padded
         return 6 * settled.batch * (settled.seq_len + pad) ** 2 * 8
 
+    progress = or_silent(progress)
+    progress.stage("prepare the batch")
     run = prepare(config, schemes, extra_bytes=scores, check_batch=fits_padded,
                   flags="--batch/--seq-len/--pad/--dim/--ctx")
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
@@ -80,6 +84,7 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int) -> 
     results = []
     with torch.no_grad():
         for name in schemes:
+            progress.stage(f"{name}: attention on the batch and on it left-padded")
             position = build_scheme(name, config, device=device, dtype=dtype)
             table = position.table()  # (L, D): zeros for schemes acting inside attention
             rotate = position.rotate if isinstance(position, RotaryScheme) else None

@@ -42,3 +42,32 @@ def test_every_stage_of_every_scheme_is_named_and_counted():
             assert (total, done) == (300, 300)
         if total is not None:
             assert done <= total
+
+
+def test_order_and_padding_name_a_stage_per_scheme():
+    from posemb_cli.run.order import run_order
+    from posemb_cli.run.padding import run_padding
+    from posemb_cli.run.position_config import with_position_settings
+
+    schemes = ("none", "learned", "rope")
+    config = with_position_settings(EmbeddingConfig(dim=16, ctx=32, vocab=50, batch=2, seq_len=8, device="cpu",
+                                                    max_offset=1), schemes=schemes)
+    for run in (lambda p: run_order(config, schemes, progress=p), lambda p: run_padding(config, schemes, 2, progress=p)):
+        recorder = Recorder()
+        run(recorder)
+        names = [name for name, _, _ in recorder.stages]
+        assert names[0] == "prepare the batch"
+        assert [name.split(":")[0] for name in names[1:]] == list(schemes)
+
+
+def test_sweep_names_each_configuration():
+    from posemb_cli.run.sweep import plan_sweep, run_sweep
+
+    points = plan_sweep(schemes=("learned", "sinusoidal"), dims=(8, 16), ctxs=(32,), bases=(10000.0,), vocab=40,
+                        batch=2, device="cpu", max_offset=2)
+    recorder = Recorder()
+    reports = list(run_sweep(points, progress=recorder))
+    assert len(reports) == 4
+    names = {name for name, _, _ in recorder.stages}
+    for index in range(1, 5):
+        assert f"configuration {index} of 4: " + ("learned" if index % 2 else "sinusoidal") + ": scorecard" in names

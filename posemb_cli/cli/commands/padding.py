@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import stdout_console, write_json
+from posemb_cli.cli.output import run_progress, stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.errors import PosembError
 from posemb_cli.run.config import parse_scheme_list, require_positive_int
@@ -40,7 +40,8 @@ def padding(
         raise PosembError(f"--ctx {flags['ctx']} leaves no room for --pad {pad} pad tokens before a real one")
     config = config_from_flags({**flags, "max_offset": 1}, schemes=names)
     opt.refuse_unread(context, names)
-    report = run_padding(config, names, pad)
+    with run_progress("left padding") as progress:
+        report = run_padding(config, names, pad, progress=progress)
     if flags["json"]:
         write_json(to_json(report.to_dict()))
         return
