@@ -12,13 +12,6 @@ from posemb_cli.render.format import count, general, number, percent
 NOISY_SPREAD = 0.25  # interquartile range over the median above which a timing is called noisy
 
 
-def _count(value: int) -> str:
-    for threshold, unit, suffix in ((10**9, 10**9, "G"), (10**6, 10**6, "M")):
-        if value >= threshold:
-            return f"{value / unit:.3g}{suffix}"
-    return count(value)
-
-
 def bench_table(report) -> Fitted:
     """The bench table; below the width it needs its cells fold, never cut."""
     return Fitted(lambda: _bench_table(report))
@@ -68,6 +61,6 @@ def _sweep_table(rows: list[dict]) -> Table:
         table.add_column(column, justify="left" if column == "scheme" else "right", no_wrap=True)
     for row in rows:
         table.add_row(
-            row["scheme"], count(row["dim"]), count(row["ctx"]), general(row["base"]), _count(row["position_params"]),
+            row["scheme"], count(row["dim"]), count(row["ctx"]), general(row["base"]), count(row["position_params"]),
             percent(row["overhead"]), number(row["first_offset_mean"]), number(row["last_offset_mean"]))
     return table

@@ -54,7 +54,7 @@ def test_progress_names_the_stages_and_ends_on_a_terminal():
     assert "loading torch" in text or "prepare the batch" in text
     assert "rope: neighbour similarity" in text
     assert "rope: scorecard" in text
-    assert first is not None
+    assert first is not None and first < 2.0  # about 0.3 s measured: before torch is imported; slack for load
     assert "\x1b[?25h" in text  # the cursor is given back: the display ended
     assert "Traceback" not in text
 
