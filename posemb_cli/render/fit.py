@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 __all__ = ["Fitted", "fits", "folding", "needed_width", "records"]
 
@@ -60,7 +61,9 @@ def records(table: Table) -> Group:
     rows = [list(column.cells) for column in columns]
     parts: list = [] if table.title is None else [table.title]
     for index in range(len(rows[0]) if rows else 0):
-        record = Table(title=rows[0][index], title_justify="left", show_header=False)
+        first = rows[0][index]
+        record = Table(title=first if isinstance(first, (str, Text)) else None, title_justify="left",
+                       show_header=False)
         record.add_column("", no_wrap=True)
         record.add_column("", justify="right", overflow="fold")
         for column, cells in zip(columns[1:], rows[1:], strict=True):
@@ -89,10 +92,10 @@ class Fitted:
         layouts: builders from the widest layout to the narrowest; the last is used when none fits.
     """
 
-    def __init__(self, *layouts: Callable[[], object]) -> None:
+    def __init__(self, *layouts: Callable[[], RenderableType]) -> None:
         if not layouts:
             raise ValueError("Fitted needs at least one layout")
-        self.layouts: Sequence[Callable[[], object]] = layouts
+        self.layouts: Sequence[Callable[[], RenderableType]] = layouts
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         for build in self.layouts[:-1]:

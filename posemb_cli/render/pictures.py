@@ -168,7 +168,7 @@ def decay_curves(result: SchemeReport) -> Group:
 
 def pictures(result: SchemeReport) -> list:
     """Everything to draw for one scheme: the heatmap (when measured) and the decay curves."""
-    parts = []
+    parts: list = []
     heatmap = result.pictures.get("heatmap")
     if heatmap is not None:
         parts.append(heatmap_picture(heatmap, result.scheme))
