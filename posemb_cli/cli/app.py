@@ -44,6 +44,13 @@ def _unexpected(exc: BaseException, debug: bool) -> None:
           + ("" if debug else " (run with --debug for the traceback)"), 1)
 
 
+def _interrupted() -> None:
+    """Ctrl-C: one line, and the conventional status 128 + SIGINT."""
+    sys.stderr.write("\nposemb: interrupted\n" if sys.stderr.isatty() else "posemb: interrupted\n")
+    sys.stderr.flush()
+    sys.exit(130)
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -82,7 +89,7 @@ class _PosembGroup(TyperGroup):
         except typer.Abort:
             _fail("aborted", 1)
         except KeyboardInterrupt:
-            _fail("interrupted", 130)
+            _interrupted()
         except BrokenPipeError:
             silence_stdout()  # the reader went away: nothing left to say
             sys.exit(1)
@@ -96,11 +103,15 @@ class _PosembGroup(TyperGroup):
                 sys.stdout.write(exc.format_message().rstrip("\n") + "\n")
                 sys.exit(0)
             if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # Click's usage errors
-                message = _usage_line(exc.format_message())
+                from posemb_cli.cli.usage_errors import bad_parameter_line
+
+                message = bad_parameter_line(exc, argv) or _usage_line(exc.format_message())
                 if not message:  # no arguments at all: the help was printed
                     sys.exit(0)
                 _fail(message, 2)
             _unexpected(exc, debug)
+        if result == 130:  # Typer turns Ctrl-C into an exit status of 130 and returns it
+            _interrupted()
         sys.exit(result if isinstance(result, int) else 0)
 
 

@@ -138,9 +138,14 @@ CONFIG_FLAGS = (
         help="A Hugging Face style config.json (or its directory) or a .gguf file: inspect that model's position "
              "setup; RoPE needs no weights.")], None),
 )
+PictureSize = Enum("PictureSize", {"screen": "screen", "full": "full"}, type=str)  # type: ignore[misc]
 PICTURE_FLAGS = (
     Flag("no_plot", Annotated[bool, _option("--no-plot", panel=OUTPUT,
                                             help="Leave out the terminal pictures (heatmap, decay curves).")], False),
+    Flag("pictures", Annotated[PictureSize, _option(
+        "--pictures", panel=OUTPUT,
+        help="screen: the pictures fit one terminal screen; full: the heatmap as wide as the terminal.")],
+         PictureSize("screen")),
 )
 PLOT_FLAGS = (
     Flag("plot", Annotated[str | None, _option(

@@ -39,24 +39,35 @@ def write_json(text: str) -> None:
     sys.stdout.flush()
 
 
+class _StageBar:
+    """One Rich bar for the whole run: its description is the current stage, its fraction that stage's."""
+
+    def __init__(self, progress, task) -> None:
+        self._progress, self._task = progress, task
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        self._progress.update(self._task, description=name, total=total, completed=0)
+
+    def advance(self, done: int = 1) -> None:
+        self._progress.advance(self._task, done)
+
+
 @contextmanager
-def row_progress(description: str):
-    """A transient progress bar on stderr when it is a terminal; yields an update callback or None."""
+def run_progress(first_stage: str = "starting"):
+    """One transient progress display on stderr when it is a terminal, shown from the first moment.
+
+    Yields an object with ``stage(name, total)`` and ``advance(done)`` (the run layer's ``Progress``
+    protocol), or None when stderr is not a terminal: then nothing is drawn at all. The bar
+    redraws ten times a second from its own thread, so a long stage shows its elapsed time growing.
+    """
     from posemb_cli.cli.text_fallback import plain_styles
 
     console = stderr_console()
     if not console.is_terminal or plain_styles():  # a live bar moves the cursor with escape codes
         yield None
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
-        tasks: dict[str, int] = {}
-
-        def update(name: str, done: int, total: int) -> None:
-            if name not in tasks:
-                tasks[name] = progress.add_task(f"{description} {name}", total=total)
-            progress.advance(tasks[name], done)
-
-        yield update
+    with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
+                  console=console, transient=True, refresh_per_second=10) as progress:
+        yield _StageBar(progress, progress.add_task(first_stage, total=None))

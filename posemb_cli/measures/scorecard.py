@@ -19,6 +19,7 @@ import torch
 
 from posemb_cli.core.schemes.base import length_refusal
 from posemb_cli.core.schemes.protocols import AttentionScheme, PositionScheme
+from posemb_cli.core.wording import every_nth
 from posemb_cli.measures.pairs import (
     largest_abs,
     min_pair_distance,
@@ -49,9 +50,11 @@ class PropertyScore:
     threshold: float
     passed: bool
     note: str
+    applies: bool = True  # False: the property has nothing to measure for this scheme (shown as n/a)
 
     def to_dict(self) -> dict:
-        return {"value": self.value, "threshold": self.threshold, "pass": self.passed, "note": self.note}
+        found = {"value": self.value, "threshold": self.threshold, "pass": self.passed, "note": self.note}
+        return found if self.applies else {**found, "applies": False}
 
 
 @dataclass(frozen=True)
@@ -71,8 +74,8 @@ class Scorecard:
         return {name: score.to_dict() for name, score in self.items()}
 
 
-def _entry(value: float, threshold: float, passed: bool, note: str) -> PropertyScore:
-    return PropertyScore(float(value), float(threshold), bool(passed), note)
+def _entry(value: float, threshold: float, passed: bool, note: str, *, applies: bool = True) -> PropertyScore:
+    return PropertyScore(float(value), float(threshold), bool(passed), note, applies)
 
 
 def _uniqueness(table: torch.Tensor, pair_budget: int, max_offset: int, peak: float) -> PropertyScore:
@@ -82,7 +85,7 @@ def _uniqueness(table: torch.Tensor, pair_budget: int, max_offset: int, peak: fl
     eps = torch.finfo(table.dtype).eps if table.dtype.is_floating_point else 0.0
     threshold = UNIQUENESS_EPS * eps * peak * math.sqrt(table.shape[1])
     where = (f"exact over all {found['pairs']:,} pairs" if found["stride"] == 1 else
-             f"over all pairs of every {found['stride']}th position ({found['positions']:,} of {table.shape[0]:,}) "
+             f"over all pairs of {every_nth(found['stride'])} ({found['positions']:,} of {table.shape[0]:,}) "
              f"and every pair up to {max_offset} apart")
     note = (f"closest: positions {i} and {j}, {where}; threshold: rounding noise of the table's dtype, "
             f"{UNIQUENESS_EPS:g} x eps x largest |x| x sqrt(width)")
@@ -111,8 +114,8 @@ def _relative_scores(found: RelativeDeviation) -> PropertyScore:
     note = (f"largest |q.k - f(m-n)| = {found.deviation:.3g} over {found.pairs} (m, n) pairs, "
             f"relative to the largest score {scale:.3g}")
     if not varies:
-        note += "; the score is the same at every offset: no offset to express"
-    return _entry(value, DEVIATION_LIMIT, value <= DEVIATION_LIMIT and varies, note)
+        note += "; the score is the same at every offset: no offset to express, so the property does not apply"
+    return _entry(value, DEVIATION_LIMIT, value <= DEVIATION_LIMIT and varies, note, applies=varies)
 
 
 def _extrapolation(scheme: PositionScheme) -> PropertyScore:

@@ -15,7 +15,7 @@ def context_bound_cell(figures: SignalFigures) -> str:
     if bound is None:
         return "–"
     first = bound.first_negative
-    return f"m={first}" if first is not None else f"none below {bound.scanned_to}"
+    return f"m={first:,}" if first is not None else f"none below {bound.scanned_to:,}"
 
 
 def context_bound_line(figures: SignalFigures) -> Text | None:
@@ -26,11 +26,11 @@ def context_bound_line(figures: SignalFigures) -> Text | None:
     first, ctx = bound.first_negative, bound.ctx
     text = Text("Context bound (Men et al. 2024): ", style="bold")
     if first is None:
-        text.append(f"Σ cos(m·θ) stays ≥ 0 for every m below {bound.scanned_to}")
+        text.append(f"Σ cos(m·θ) stays ≥ 0 for every m below {bound.scanned_to:,}")
     else:
-        text.append(f"Σ cos(m·θ) first negative at m = {first}")
+        text.append(f"Σ cos(m·θ) first negative at m = {first:,}")
         verdict = "covers" if first >= ctx else "does not cover"
-        text.append(f" ({verdict} ctx={ctx})", style="green" if first >= ctx else "bold red")
+        text.append(f" ({verdict} ctx={ctx:,})", style="green" if first >= ctx else "bold red")
     if bound.min_base is not None:
-        text.append(f"; smallest base covering ctx={ctx}: {general(bound.min_base)}", style="dim")
+        text.append(f"; smallest base covering ctx={ctx:,}: {general(bound.min_base)}", style="dim")
     return text

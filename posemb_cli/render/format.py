@@ -1,4 +1,10 @@
-"""Number formats, bars and the run header shared by every renderer; computes nothing new."""
+"""Number formats, bars and the run header shared by every renderer; computes nothing new.
+
+One vocabulary: counts (positions, rows, parameters) with thousands separators
+(``count``), ratios as percentages for people (``percent``; JSON keeps the
+ratio), measured figures to four significant digits (``general``), cosines to
+four decimals (``number``).
+"""
 
 from __future__ import annotations
 
@@ -17,9 +23,25 @@ def number(value: float | None, digits: int = 4) -> str:
 
 
 def general(value: float | None) -> str:
+    """A measured figure: four significant digits; from 1,000 up (positions, lengths) a whole number with
+    separators, never an exponent: 0.3541, 1.277e-06, 255.5, 1,024, 65,536."""
     if value is None or not math.isfinite(value):
         return "n/a"
+    if 1000 <= abs(value) < 1e15:
+        return f"{value:,.0f}"
     return f"{value:.4g}"
+
+
+def count(value: int) -> str:
+    """A whole count (positions, rows, parameters) with thousands separators: 65,536."""
+    return f"{int(value):,}"
+
+
+def percent(ratio: float | None, digits: int = 2) -> str:
+    """A ratio (as JSON keeps it) for people, as a percentage: 0.016 -> 1.60%."""
+    if ratio is None or not math.isfinite(ratio):
+        return "n/a"
+    return f"{100 * ratio:.{digits}f}%"
 
 
 def shape(dims: list[int]) -> str:
@@ -41,8 +63,13 @@ def header(config: dict, title: str) -> Text:
     text.append(f"posemb {title}", style="bold")
     vocab = config["vocab"] if config.get("model_vocab", 0) is not None else f"unknown (ids < {config['vocab']})"
     text.append(
-        f"  D={config['dim']} ctx={config['ctx']} V={vocab} "
-        f"B×T={config['batch']}×{config['seq_len']} {config['device']}/{config['dtype']} seed={config['seed']}",
+        f"  D={count(config['dim'])} ctx={count(config['ctx'])} V={_count_or_text(vocab)} "
+        f"B×T={count(config['batch'])}×{count(config['seq_len'])} {config['device']}/{config['dtype']} "
+        f"seed={config['seed']}",
         style="dim",
     )
     return text
+
+
+def _count_or_text(value) -> str:
+    return count(value) if isinstance(value, int) else str(value)

@@ -1,8 +1,10 @@
 """Terminal pictures with Rich: the similarity heatmap and small decay curves; computes nothing new.
 
-Each heatmap cell is two characters wide (a terminal cell is about twice as
-tall as it is wide), drawn from a ramp of density characters so the picture
-reads without colour too; with colour, red is +1, white 0 and blue -1.
+With colour and Unicode, each character draws two heatmap cells with the
+upper half block ▀ (foreground the upper cell, background the lower), so a cell
+is about square; the palette diverges from grey at 0 to red at +1 and blue at
+-1. Without colour or Unicode each cell is two characters from a ramp of
+density characters, so the picture reads in plain text too.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 
 from posemb_cli.measures.heatmap import Heatmap
@@ -26,7 +28,23 @@ def heatmap_cells_for_width(width: int, rows: int, *, most: int = 32) -> int:
     return max(1, min(rows, most, (width - 10) // 2))
 
 
+PICTURE_LINES = 9  # lines of the pictures besides the heatmap's body: titles, legend, decay curves
+
+
+def heatmap_cells_for_screen(width: int, height: int, rows: int, *, half_blocks: bool, full: bool = False) -> int:
+    """Cells per side of a heatmap that fits the terminal: its width, and (unless ``full``) its height.
+
+    Half blocks draw two cells per character (upper and lower), one character wide, so a cell is about
+    square; the ASCII ramp draws one cell as two characters on one line.
+    """
+    label = len(f"{rows:,}") + 2
+    across = (width - label) if half_blocks else (width - label) // 2
+    down = max(height - PICTURE_LINES, 4) * (2 if half_blocks else 1)
+    return max(1, min(rows, across, across if full else down))
+
+
 def _colour(value: float) -> str:
+    """Diverging palette centred on 0 (grey), +1 the deepest red, -1 the deepest blue."""
     end = _HOT if value >= 0 else _COLD
     t = min(abs(value), 1.0)
     r, g, b = (round(m + (e - m) * t) for m, e in zip(_MID, end, strict=False))
@@ -40,29 +58,66 @@ def _glyph(value: float) -> str:
     return RAMP[index] * 2
 
 
-def heatmap_picture(heatmap: Heatmap, scheme: str) -> Group:
-    """The (n, n) block means as text: row labels are the first position of each block."""
-    n = heatmap.size
-    rows = int(heatmap.edges[-1])
-    if not np.isfinite(heatmap.cells).any():
-        return Group(Text(f"Similarity heatmap, {scheme}: nothing to draw, every row of the position signal "
-                          "is zero (no direction, no cosine)", style="bold"))
-    title = Text(f"Similarity heatmap, {scheme}: block means of cos(row p, row q), "
-                 f"{n}×{n} blocks of ~{rows / n:.4g} positions", style="bold")
-    lines = [title]
-    label_width = len(str(rows))
-    for i in range(n):
-        line = Text(f"{int(heatmap.edges[i]):>{label_width}} ", style="dim")
-        for j in range(n):
-            value = float(heatmap.cells[i, j])
-            line.append(_glyph(value), style=_colour(value) if math.isfinite(value) else "")
-        lines.append(line)
-    legend = Text(" " * (label_width + 1) + "-1 ", style="dim")
-    for index, char in enumerate(RAMP):
-        legend.append(char * 2, style=_colour(-1.0 + 2.0 * index / (len(RAMP) - 1)))
-    legend.append(f" +1    q from 0 to {rows - 1} left to right", style="dim")
-    lines.append(legend)
-    return Group(*lines)
+class HeatmapPicture:
+    """The (n, n) block means: Unicode half blocks in true colour where the console has colour and
+    Unicode (▀, foreground the upper cell, background the lower), else the ASCII density ramp."""
+
+    def __init__(self, heatmap: Heatmap, scheme: str) -> None:
+        self.heatmap, self.scheme = heatmap, scheme
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        heatmap, n = self.heatmap, self.heatmap.size
+        rows = int(heatmap.edges[-1])
+        if not np.isfinite(heatmap.cells).any():
+            yield Text(f"Similarity heatmap, {self.scheme}: nothing to draw, every row of the position signal "
+                       "is zero (no direction, no cosine)", style="bold")
+            return
+        yield Text(f"Similarity heatmap, {self.scheme}: block means of cos(row p, row q), "
+                   f"{n}×{n} blocks of ~{rows / n:.4g} positions", style="bold")
+        colour = console.color_system is not None and not console.no_color and not options.ascii_only
+        yield from (self._half_blocks(rows) if colour else self._ramp(rows))
+
+    def _half_blocks(self, rows: int):
+        cells, n = self.heatmap.cells, self.heatmap.size
+        width = len(f"{rows:,}")
+        for i in range(0, n, 2):
+            line = Text()
+            line.append(f"{int(self.heatmap.edges[i]):>{width},} ", style="dim")
+            for j in range(n):
+                upper = float(cells[i, j])
+                lower = float(cells[i + 1, j]) if i + 1 < n else math.nan
+                fg = _colour(upper) if math.isfinite(upper) else "default"
+                bg = _colour(lower) if math.isfinite(lower) else "default"
+                line.append("▀", style=f"{fg} on {bg}")
+            yield line
+        legend = Text()
+        legend.append(" " * (width + 1) + "-1 ", style="dim")
+        for index in range(21):
+            legend.append("█", style=_colour(-1.0 + index / 10))
+        legend.append(f" +1    q from 0 to {rows - 1:,} left to right", style="dim")
+        yield legend
+
+    def _ramp(self, rows: int):
+        cells, n = self.heatmap.cells, self.heatmap.size
+        width = len(f"{rows:,}")
+        for i in range(n):
+            line = Text()
+            line.append(f"{int(self.heatmap.edges[i]):>{width},} ", style="dim")
+            for j in range(n):
+                value = float(cells[i, j])
+                line.append(_glyph(value), style=_colour(value) if math.isfinite(value) else "")
+            yield line
+        legend = Text()
+        legend.append(" " * (width + 1) + "-1 ", style="dim")
+        for index, char in enumerate(RAMP):
+            legend.append(char * 2, style=_colour(-1.0 + 2.0 * index / (len(RAMP) - 1)))
+        legend.append(f" +1    q from 0 to {rows - 1:,} left to right", style="dim")
+        yield legend
+
+
+def heatmap_picture(heatmap: Heatmap, scheme: str) -> HeatmapPicture:
+    """The heatmap as a renderable that picks half blocks or the ASCII ramp for the console it meets."""
+    return HeatmapPicture(heatmap, scheme)
 
 
 def sparkline(values: list[float], low: float = -1.0, high: float = 1.0) -> str:
@@ -113,7 +168,7 @@ def decay_curves(result: SchemeReport) -> Group:
 
 def pictures(result: SchemeReport) -> list:
     """Everything to draw for one scheme: the heatmap (when measured) and the decay curves."""
-    parts = []
+    parts: list = []
     heatmap = result.pictures.get("heatmap")
     if heatmap is not None:
         parts.append(heatmap_picture(heatmap, result.scheme))

@@ -5,11 +5,14 @@ Reads ``SchemeReport.signal``; computes nothing new.
 
 from __future__ import annotations
 
+from rich import box
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
 from posemb_cli.render.context_bound import context_bound_cell, context_bound_line
-from posemb_cli.render.format import general
+from posemb_cli.render.fit import Fitted
+from posemb_cli.render.format import count, general
 from posemb_cli.run.report import SchemeReport, SignalFigures
 
 _PROPERTIES = (
@@ -30,19 +33,30 @@ def _figures(result: SchemeReport) -> SignalFigures:
     return result.signal
 
 
-def _mark(passed: bool) -> Text:
+def _mark(passed: bool, applies: bool = True) -> Text:
+    if not applies:
+        return Text("n/a¹", style="dim")
     return Text("✓ pass", style="green") if passed else Text("✗ fail", style="bold red")
 
 
+_NOT_APPLICABLE = ("¹ n/a: the property has nothing to measure for this scheme (its score is the same at every "
+                   "offset: no offset to express); --json keeps the figures, with \"applies\": false")
+_RELATIVE_ALONE = ("relative: of the position signal alone (PE(p+k) ≈ M_k PE(p) for a table; q·k of probe "
+                   "vectors for rope and alibi), so token-position cross terms play no part")
+
+
 def scorecard_detail(result: SchemeReport) -> Table:
-    table = Table(title="Scorecard: five properties of a position signal, measured", title_justify="left")
+    card = _figures(result).scorecard
+    footnotes = [_RELATIVE_ALONE] + ([_NOT_APPLICABLE] if any(not e.applies for _, e in card.items()) else [])
+    table = Table(title="Scorecard: five properties of a position signal, measured", title_justify="left",
+                  caption="\n".join(footnotes), caption_justify="left")
     for name, justify in (("property", "left"), ("measures", "left"), ("value", "right"), ("", "center"),
                           ("threshold", "right"), ("result", "left")):
         table.add_column(name, justify=justify, no_wrap=name != "measures")
-    card = _figures(result).scorecard
     for key, relation, meaning in _PROPERTIES:
         entry = getattr(card, key)
-        table.add_row(key, meaning, general(entry.value), relation, general(entry.threshold), _mark(entry.passed))
+        value = general(entry.value) if entry.applies else "n/a"
+        table.add_row(key, meaning, value, relation, general(entry.threshold), _mark(entry.passed, entry.applies))
     return table
 
 
@@ -55,25 +69,45 @@ def scorecard_notes(result: SchemeReport) -> Table:
     return table
 
 
-def scorecard_comparison(results: list[SchemeReport]) -> Table:
-    table = Table(title="Scorecard (value, then the threshold it must meet)", title_justify="left",
-                  caption="inspect --scheme NAME says how each was measured", caption_justify="left")
+def _score_cell(entry, relation: str) -> Text:
+    """Two lines: the mark and the value, then the threshold it must meet."""
+    if not entry.applies:
+        return Text("n/a¹", style="dim")
+    cell = Text("✓ " if entry.passed else "✗ ", style="green" if entry.passed else "bold red")
+    cell.append(general(entry.value))
+    cell.append(f"\n{relation} {general(entry.threshold)}", style="dim")
+    return cell
+
+
+def _scorecard_table(results: list[SchemeReport]) -> Table:
+    cards = [_figures(result).scorecard for result in results]
+    footnotes = ["value, then the threshold it must meet; inspect --scheme NAME says how each was measured",
+                 _RELATIVE_ALONE]
+    if any(not entry.applies for card in cards for _, entry in card.items()):
+        footnotes.append(_NOT_APPLICABLE)
+    table = Table(title="Scorecard: five properties of a position signal", title_justify="left",
+                  caption="\n".join(footnotes), caption_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("property", no_wrap=True)
     for result in results:
-        table.add_column(result.scheme, justify="right")
+        table.add_column(result.scheme, justify="right", no_wrap=True)
     for key, relation, _ in _PROPERTIES:
-        cells = []
-        for result in results:
-            entry = getattr(_figures(result).scorecard, key)
-            cell = Text("✓ " if entry.passed else "✗ ", style="green" if entry.passed else "bold red")
-            cell.append(f"{general(entry.value)} {relation} {general(entry.threshold)}", style="")
-            cells.append(cell)
-        table.add_row(key, *cells)
+        table.add_row(key, *(_score_cell(getattr(card, key), relation) for card in cards))
     return table
 
 
-def signal_comparison(results: list[SchemeReport]) -> Table:
-    table = Table(title="Where the position goes, and is q·k a function of m − n?", title_justify="left")
+def scorecard_comparison(results: list[SchemeReport]) -> Fitted:
+    return Fitted(lambda: _scorecard_table(results),
+                  lambda: Group(*(_scorecard_table([result]) for result in results)))
+
+
+_CROSS_TERMS = ("max |q·k−f(m−n)|: largest gap of the score from a function of m − n, for probe vectors plus "
+                "position; for additive schemes it includes the token-position cross terms q·PE(n) and PE(m)·k, "
+                "which is why it can be large where the scorecard's relative row (position signal alone) passes")
+
+
+def _signal_table(results: list[SchemeReport]) -> Table:
+    table = Table(title="Where the position goes, and is q·k a function of m − n?", title_justify="left",
+                  caption=_CROSS_TERMS, caption_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("", no_wrap=True)
     for result in results:
         table.add_column(result.scheme, justify="right")
@@ -81,12 +115,17 @@ def signal_comparison(results: list[SchemeReport]) -> Table:
         ("acts on", lambda s: s.acts_on),
         ("max |q·k−f(m−n)|", lambda s: general(s.relative.deviation)),
         ("largest |q·k|", lambda s: general(s.relative.scale)),
-        ("full turns in ctx", lambda s: "–" if s.full_turn_pairs is None else str(s.full_turn_pairs)),
+        ("full turns in ctx", lambda s: "–" if s.full_turn_pairs is None else count(s.full_turn_pairs)),
         ("first Σcos(mθ) < 0", context_bound_cell),
     )
     for label, cell in rows:
         table.add_row(label, *(cell(_figures(result)) for result in results))
     return table
+
+
+def signal_comparison(results: list[SchemeReport]) -> Fitted:
+    return Fitted(lambda: _signal_table(results),
+                  lambda: Group(*(_signal_table([result]) for result in results)))
 
 
 def relative_line(result: SchemeReport) -> Text:
@@ -95,7 +134,8 @@ def relative_line(result: SchemeReport) -> Text:
     text.append(figures.acts_on)
     text.append("   max |q·k − f(m−n)| = ", style="bold")
     text.append(general(figures.relative.deviation))
-    text.append(f" (largest |q·k| {general(figures.relative.scale)})", style="dim")
+    text.append(f" (largest |q·k| {general(figures.relative.scale)}; token-position cross terms included)",
+                style="dim")
     if figures.attention_factor is not None:
         text.append("   attention factor ", style="bold")
         text.append(general(figures.attention_factor))
@@ -165,4 +205,4 @@ def full_turn_caption(result: SchemeReport, ctx: int) -> str | None:
     count = None if result.signal is None else result.signal.full_turn_pairs
     if count is None or not result.bands:
         return None
-    return f"{count} of {len(result.bands)} pairs turn a full circle within ctx={ctx}"
+    return f"{count} of {len(result.bands)} pairs turn a full circle within ctx={ctx:,}"

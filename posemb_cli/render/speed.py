@@ -2,44 +2,65 @@
 
 from __future__ import annotations
 
+from rich import box
 from rich.table import Table
+from rich.text import Text
 
-from posemb_cli.render.format import general, number
+from posemb_cli.render.fit import Fitted
+from posemb_cli.render.format import count, general, number, percent
 
-
-def _count(value: int) -> str:
-    for threshold, unit, suffix in ((10**9, 10**9, "G"), (10**6, 10**6, "M"), (10**4, 10**3, "k")):
-        if value >= threshold:
-            return f"{value / unit:.3g}{suffix}"
-    return str(value)
+NOISY_SPREAD = 0.25  # interquartile range over the median above which a timing is called noisy
 
 
-def bench_table(report) -> Table:
-    """One row per (scheme, dim): forward median and spread, rates, and the fraction of a copy."""
+def bench_table(report) -> Fitted:
+    """The bench table; below the width it needs its cells fold, never cut."""
+    return Fitted(lambda: _bench_table(report))
+
+
+def _bench_table(report) -> Table:
+    """One row per (scheme, dim), fastest median first: forward median and spread, rates, fraction of a copy."""
     config = report.config
     table = Table(title=(f"composer forward vs copy_ on {config['device']} ({config['dtype']}, "
-                         f"B={config['batch']}, T={config['seq_len']}, median of {config['repeats']})"))
+                         f"B={count(config['batch'])}, T={count(config['seq_len'])}, "
+                         f"median of {count(config['repeats'])})"), title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
     for column in ("scheme", "D", "ms", "spread", "Mtok/s", "GB/s", "copy GB/s", "of copy", "fresh"):
-        table.add_column(column, justify="left" if column == "scheme" else "right", no_wrap=column == "scheme")
-    for row in report.results:
+        table.add_column(column, justify="left" if column == "scheme" else "right", no_wrap=True)
+    rows = sorted(report.results, key=lambda row: (row["dim"], row["median_s"]))  # rank by median, per D
+    noisy = [row for row in rows if row["spread"] > NOISY_SPREAD or row["copy_spread"] > NOISY_SPREAD]
+    for row in rows:
+        spread = Text(percent(row["spread"], 0), style="bold yellow" if row in noisy else "")
         table.add_row(
-            row["scheme"], str(row["dim"]), f"{row['median_s'] * 1e3:.2f}", f"{row['spread'] * 100:.0f}%",
+            row["scheme"], count(row["dim"]), f"{row['median_s'] * 1e3:.2f}", spread,
             f"{row['tokens_per_s'] / 1e6:.2f}", f"{row['bytes_per_s'] / 1e9:.1f}",
             f"{row['copy_bytes_per_s'] / 1e9:.1f}", number(row["fraction_of_copy"], 2),
             number(row["fresh_output_fraction_of_copy"], 2))
-    table.caption = ("of copy: bytes the forward must move per second over a copy_'s (1.0 = bandwidth limit); "
-                     "fresh: the same when every call allocates its output")
+    lines = ["ranked by median time, fastest first; spread: interquartile range / median",
+             "of copy: bytes the forward must move per second over a copy_'s (1.0 = bandwidth limit); "
+             "fresh: the same when every call allocates its output"]
+    if noisy:
+        lines.append(f"noisy: {len(noisy)} of {len(rows)} timings spread more than {percent(NOISY_SPREAD, 0)}; "
+                     f"the ranking may not hold: rerun with more --repeats (now {config['repeats']:,}) "
+                     "on a quieter machine")
+    table.caption = "\n".join(lines)
+    table.caption_justify = "left"
     return table
 
 
-def sweep_table(rows: list[dict]) -> Table:
+def sweep_table(rows: list[dict]) -> Fitted:
+    """The sweep table; below the width it needs its cells fold, never cut."""
+    return Fitted(lambda: _sweep_table(rows))
+
+
+def _sweep_table(rows: list[dict]) -> Table:
     """One row per configuration: positional parameters and the decay at the first and last offset."""
-    table = Table(title="sweep: one inspect per configuration (--json for every figure)")
+    table = Table(title="sweep: one inspect per configuration (--json for every figure)", title_justify="left",
+                  caption="overhead = positional / token parameters (--json: a ratio)", caption_justify="left")
     last = rows[0]["last_offset"] if rows else 0
     for column in ("scheme", "D", "L", "base", "params", "overhead", "cos k=1", f"cos k={last}"):
         table.add_column(column, justify="left" if column == "scheme" else "right", no_wrap=True)
     for row in rows:
         table.add_row(
-            row["scheme"], str(row["dim"]), str(row["ctx"]), f"{row['base']:g}", _count(row["position_params"]),
-            general(row["overhead"]), number(row["first_offset_mean"], 3), number(row["last_offset_mean"], 3))
+            row["scheme"], count(row["dim"]), count(row["ctx"]), general(row["base"]), count(row["position_params"]),
+            percent(row["overhead"]), number(row["first_offset_mean"]), number(row["last_offset_mean"]))
     return table

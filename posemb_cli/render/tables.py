@@ -4,48 +4,58 @@ from __future__ import annotations
 
 import math
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from posemb_cli.render.format import BAR_WIDTH, bar, general, number, shape
+from posemb_cli.render.fit import Fitted
+from posemb_cli.render.format import BAR_WIDTH, bar, count, general, number, percent, shape
 from posemb_cli.run.report import SchemeReport
 
 _MAX_BAND_ROWS = 16
 _TENSORS = (("ids", "token ids"), ("token", "token vectors"), ("position", "position vectors"), ("output", "output"))
 
 
-def shapes_table(results: list[SchemeReport]) -> Table:
+def shapes_table(results: list[SchemeReport]) -> Fitted:
+    """One row per scheme, one column per tensor; one small table per scheme where that does not fit."""
+    return Fitted(lambda: _shapes_table(results))
+
+
+def _shapes_table(results: list[SchemeReport]) -> Table:
     table = Table(title="Shapes", title_justify="left")
-    table.add_column("tensor")
+    table.add_column("scheme", no_wrap=True)
+    for _, label in _TENSORS:
+        table.add_column(label, justify="right", no_wrap=True)
     for result in results:
-        table.add_column(result.scheme, justify="right")
-    for key, label in _TENSORS:
-        table.add_row(label, *(shape(result.shapes[key]) for result in results))
+        table.add_row(result.scheme, *(shape(result.shapes[key]) for key, _ in _TENSORS))
     return table
 
 
-def params_table(results: list[SchemeReport]) -> Table:
-    table = Table(title="Parameters", title_justify="left")
-    table.add_column("")
-    for result in results:
-        table.add_column(result.scheme, justify="right")
-    rows = (
-        ("token", lambda p: f"{p.token:,}"),
-        ("positional", lambda p: f"{p.position:,}"),
-        ("total", lambda p: f"{p.total:,}"),
-        ("overhead (positional / token)", lambda p: f"{100 * p.overhead:.2f}%"),
-    )
-    for label, cell in rows:  # a dash where the model's token table is unknown
-        table.add_row(label, *("-" if result.params.token is None and label != "positional" else cell(result.params)
-                               for result in results))
+def params_table(results: list[SchemeReport]) -> Fitted:
+    """One row per scheme: token, positional and total parameters, and the overhead as a percentage."""
+    return Fitted(lambda: _params_table(results))
+
+
+def _params_table(results: list[SchemeReport]) -> Table:
+    table = Table(title="Parameters", title_justify="left",
+                  caption="overhead = positional / token (--json: a ratio)", caption_justify="left")
+    table.add_column("scheme", no_wrap=True)
+    for name in ("token", "positional", "total", "overhead"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for result in results:  # a dash where the model's token table is unknown
+        p = result.params
+        known = p.token is not None
+        table.add_row(result.scheme, count(p.token) if known else "-", count(p.position),
+                      count(p.total) if known else "-", percent(p.overhead) if known else "-")
     return table
 
 
-def decay_comparison(results: list[SchemeReport]) -> Table:
-    spread = len(results) <= 2  # min … max per scheme fits beside the means for two schemes
-    table = Table(title="Neighbour similarity: mean cos(row p, row p+k) over the whole table", title_justify="left",
-                  caption=None if spread else "min and max over p: posemb inspect --scheme NAME, or --json")
-    table.add_column("k", justify="right")
+def _decay_table(results: list[SchemeReport], *, spread: bool) -> Table:
+    table = Table(title="Neighbour similarity: mean cos(row p, row p+k)", title_justify="left",
+                  caption="over every p of the whole table" + ("" if spread else
+                          "\nmin and max over p: posemb inspect --scheme NAME, or --json"),
+                  caption_justify="left")
+    table.add_column("k", justify="right", no_wrap=True)
     for result in results:
         table.add_column(f"{result.scheme}\nmean" if spread else result.scheme, justify="right", no_wrap=True)
         if spread:
@@ -57,7 +67,7 @@ def decay_comparison(results: list[SchemeReport]) -> Table:
             cells.append(number(row["mean"]))
             if spread:
                 cells.append(f"{number(row['min'], 2)} … {number(row['max'], 2)}")
-        table.add_row(str(first["offset"]), *cells)
+        table.add_row(count(first["offset"]), *cells)
     from posemb_cli.render.pictures import sparkline
 
     curves = []
@@ -69,6 +79,12 @@ def decay_comparison(results: list[SchemeReport]) -> Table:
     table.add_section()
     table.add_row("1…K", *curves)
     return table
+
+
+def decay_comparison(results: list[SchemeReport]) -> Fitted:
+    """Schemes side by side (with min … max for two or fewer), or one table per scheme where that is too wide."""
+    return Fitted(lambda: _decay_table(results, spread=len(results) <= 2),
+                  lambda: Group(*(_decay_table([result], spread=True) for result in results)))
 
 
 def decay_detail(result: SchemeReport) -> Table:
@@ -85,38 +101,54 @@ def decay_detail(result: SchemeReport) -> Table:
     return table
 
 
-def norms_table(result: SchemeReport) -> Table:
+def norms_table(result: SchemeReport) -> Table | Group:
+    """min, mean and max row norm; n/a, with a footnote, for a scheme whose additive table is all zero."""
     stats = result.table
-    adds_nothing = result.signal is not None and result.signal.acts_on != "input"
-    table = Table(title="Row norms of the positional table", title_justify="left",
-                  caption="all zero: adds nothing to the input" if adds_nothing else None)
+    acts_on = "input" if result.signal is None else result.signal.acts_on
+    adds_nothing = acts_on != "input"
+    table = Table(title="Row norms of the positional table", title_justify="left")
     for name in ("rows", "dim", "min", "mean", "max"):
-        table.add_column(name, justify="right")
-    table.add_row(str(stats["rows"]), str(stats["dim"]), number(stats["norm_min"]),
-                  number(stats["norm_mean"]), number(stats["norm_max"]))
-    return table
+        table.add_column(name, justify="right", no_wrap=True)
+    norms = ("n/a",) * 3 if adds_nothing else (number(stats["norm_min"]), number(stats["norm_mean"]),
+                                                number(stats["norm_max"]))
+    table.add_row(count(stats["rows"]), count(stats["dim"]), *norms)
+    if not adds_nothing:
+        return table
+    where = "nothing at all" if acts_on == "nothing" else f"the {acts_on}"
+    return Group(table, Text(f"n/a: {result.scheme} adds nothing to the input (its additive table is all zero); "
+                             f"its position acts on {where}, and the scorecard's boundedness measures that signal.",
+                             style="dim"))
 
 
 def bands_table(result: SchemeReport, ctx: int) -> Table:
+    """One row per feature pair (an even sample past 16 pairs, with a ⋮ row where pairs are skipped)."""
     bands = result.bands
     shown = bands
     if len(bands) > _MAX_BAND_ROWS:
         step = (len(bands) - 1) / (_MAX_BAND_ROWS - 1)
         shown = [bands[round(i * step)] for i in range(_MAX_BAND_ROWS)]
-    caption = f"{len(shown)} of {len(bands)} pairs shown; --json lists all" if shown is not bands else None
     from posemb_cli.render.position import full_turn_caption
 
-    turns = full_turn_caption(result, ctx)
-    caption = "; ".join(part for part in (turns, caption) if part) or None
+    lines = [full_turn_caption(result, ctx),
+             f"{len(shown)} of {len(bands)} pairs shown, ⋮ after a gap; --json lists all"
+             if shown is not bands else None]
+    caption = "\n".join(line for line in lines if line) or None
     scaled = bands[0].inv_freq_unscaled is not None  # scaled rope: show the frequency before scaling too
     sets = tuple(key for key in ("inv_freq_short", "inv_freq_long") if getattr(bands[0], key) is not None)
-    table = Table(title="Wavelength bands, one row per feature pair", title_justify="left", caption=caption)
+    table = Table(title="Wavelength bands, one row per feature pair", title_justify="left", caption=caption,
+                  caption_justify="left")
+    sampled = shown is not bands
+    if sampled:
+        table.add_column("", style="dim", no_wrap=True)  # ⋮ where pairs before this row are not shown
     for name in ("pair", "frequency", *(("unscaled",) if scaled else ()), *(k[9:] for k in sets), "wavelength",
-                 f"turns in ctx={ctx}"):
-        table.add_column(name, justify="right")
+                 f"turns in ctx={count(ctx)}"):
+        table.add_column(name, justify="right", no_wrap=True)
+    previous = -1
     for band in shown:
+        gap = "⋮" if band.pair - previous > 1 else ""
+        previous = band.pair
         unscaled = (general(band.inv_freq_unscaled),) if scaled else ()
-        table.add_row(str(band.pair), general(band.inv_freq), *unscaled, general(band.wavelength),
+        table.add_row(*((gap,) if sampled else ()), count(band.pair), general(band.inv_freq), *unscaled,
+                      *(general(getattr(band, key)) for key in sets), general(band.wavelength),
                       general(ctx / band.wavelength))
-    sets = tuple(key for key in ("inv_freq_short", "inv_freq_long") if getattr(bands[0], key) is not None)
     return table

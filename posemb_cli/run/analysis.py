@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.preparation import prepare
+from posemb_cli.run.progress import Prefixed, Progress, or_silent
 from posemb_cli.run.report import CompareReport, InspectReport, ParamCounts, SchemeReport, SignalFigures
 
 
@@ -25,6 +26,7 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
     )
 
     build = builder or build_scheme
+    progress.stage("build and forward")
     if given_table is None:
         position = build(name, config, device=device, dtype=dtype)
     else:  # a real model's table, read from a checkpoint
@@ -43,12 +45,15 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         del output
         table = position.table()  # (L, D)
         norms = row_norms(table)
+        progress.stage("neighbour similarity", int(table.shape[0]))
         # Schemes acting inside attention (rope, alibi) measure what position p carries, not their zero table.
         signal = position.signal()
-        similarity = neighbour_similarity(signal, config.max_offset,
-                                          norms=norms if position.acts_on == "input" else None, progress=progress)
+        similarity = neighbour_similarity(signal, config.max_offset, progress=progress.advance,
+                                          norms=norms if position.acts_on == "input" else None)
         del signal
         stats = norm_stats(table, norms)
+    if observe is not None:
+        progress.stage("pictures")
     pictures = {} if observe is None else observe(name, position)
     return SchemeReport(
         scheme=name,
@@ -62,25 +67,25 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         table=stats,
         bands=position.bands(),
         signal=_signal_figures(name, position, config, device=device, dtype=dtype, built=given_table is None,
-                               build=build),
+                               build=build, progress=progress),
     )
 
 
-def _signal_figures(name: str, position, config, *, device, dtype, built: bool, build) -> SignalFigures:
+def _signal_figures(name: str, position, config, *, device, dtype, built: bool, build, progress) -> SignalFigures:
     """The figures beyond the lesson's (relative check, decay bound, slopes, scorecard)."""
     from posemb_cli.run.diagnostics import signal_figures
 
     def rebuild():
         return build(name, config, device=device, dtype=dtype)
 
-    return signal_figures(position, config, rebuild=rebuild if built else None)
+    return signal_figures(position, config, rebuild=rebuild if built else None, progress=progress)
 
 
 def run_schemes(
     config: EmbeddingConfig,
     schemes: tuple[str, ...],
     *,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
     tables: dict | None = None,
     observe: Callable | None = None,
     builders: dict | None = None,
@@ -92,29 +97,23 @@ def run_schemes(
     that scheme; ``builders`` maps a name to ``build(name, config, device=, dtype=)`` used instead of
     the registry's (a real model's RoPE, with knobs no flag sets); ``observe(name, position)``
     returns pictures kept on the report, out of JSON; ``origins`` maps a size setting (``dim``, ``ctx``,
-    ``vocab``) to where a file set it, for the memory refusal to name.
+    ``vocab``) to where a file set it, for the memory refusal to name;
+    ``progress`` hears every stage, by scheme.
 
     Returns:
         The effective config (device resolved, B and T from --ids) and one report per scheme.
     """
+    progress = or_silent(progress)
+    progress.stage("prepare the batch")
     run = prepare(config, schemes, origins=origins)
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
     reports = []
     for name in schemes:
-        advance = None
-        if progress is not None:
-            advance = _scheme_progress(progress, name, config.ctx)
-        reports.append(_measure(name, config, token, ids, device=device, dtype=dtype, progress=advance,
+        reports.append(_measure(name, config, token, ids, device=device, dtype=dtype,
+                                progress=Prefixed(progress, name),
                                 given_table=(tables or {}).get(name), observe=observe,
                                 builder=(builders or {}).get(name)))
     return config, reports
-
-
-def _scheme_progress(progress, name: str, rows: int) -> Callable[[int], None]:
-    def advance(done_rows: int) -> None:
-        progress(name, done_rows, rows)
-
-    return advance
 
 
 def inspect(config: EmbeddingConfig, scheme: str, **kwargs) -> InspectReport:

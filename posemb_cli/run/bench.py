@@ -24,6 +24,7 @@ from posemb_cli.run.documents import BenchReport
 from posemb_cli.run.memory import estimate_bench_bytes, require_fits
 from posemb_cli.run.memory_blame import size_blame
 from posemb_cli.run.position_config import check_default_position_settings
+from posemb_cli.run.progress import Progress, or_silent
 
 BENCH_DEFAULTS = {"vocab": 32000, "dim": 1024, "ctx": 2048, "batch": 8}  # the command's, for a memory refusal
 _INT64 = 8
@@ -63,7 +64,7 @@ def run_bench(
     *,
     warmup: int,
     repeats: int,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> BenchReport:
     """Time every scheme at every dim; refuse up front (exit 2) when the tensors would not fit."""
     import torch
@@ -78,7 +79,9 @@ def run_bench(
     require_fits(estimate_bench_bytes(configs, schemes), device, flags=blame)
     dtype = resolve_dtype(configs[0].dtype)
     rounds = len(configs) * len(schemes) * (warmup + repeats)
-    tick = None if progress is None else (lambda: progress("forward and copy", 1, rounds))
+    progress = or_silent(progress)
+    progress.stage("time forward and copy", rounds)
+    tick = progress.advance
     results = []
     with torch.no_grad():
         for config in configs:

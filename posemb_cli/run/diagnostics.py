@@ -16,6 +16,7 @@ from posemb_cli.measures.relative import probe_vectors, relative_deviation
 from posemb_cli.measures.scorecard import scorecard
 from posemb_cli.measures.spectrum import table_spectrum
 from posemb_cli.run.context_bound import context_bound
+from posemb_cli.run.progress import Progress, or_silent
 from posemb_cli.run.report import SignalFigures
 
 _PROBE_SEED = 3  # offset from --seed of the q/k pair of the relative checks
@@ -26,6 +27,7 @@ def signal_figures(
     config: EmbeddingConfig,
     *,
     rebuild: Callable[[], PositionScheme] | None = None,
+    progress: Progress | None = None,
 ) -> SignalFigures:
     """Every figure of one scheme beyond the lesson's, measured on its tensors.
 
@@ -33,18 +35,23 @@ def signal_figures(
         position: the built scheme.
         config: the effective settings (ctx, max_offset, seed, init_std).
         rebuild: builds the same scheme again, for the determinism check.
+        progress: hears each stage as it starts.
     """
+    progress = or_silent(progress)
     with torch.no_grad():
         table = position.table()
         compute = torch.float64 if table.dtype == torch.float64 else torch.float32
         q, k = probe_vectors(position.dim, config.init_std, seed=config.seed + _PROBE_SEED,
                              device=table.device, dtype=compute)
+        progress.stage("relative check")
         relative = relative_deviation(position, q, k, max_offset=config.max_offset)
         bands = position.bands()
         frequencies = [band.inv_freq for band in bands] if bands else None
         ctx = int(position.max_ctx)
+        progress.stage("scorecard")
         card = scorecard(position, rebuild=rebuild, max_offset=config.max_offset,
                          seed=config.seed + _PROBE_SEED, probe_std=config.init_std)
+        progress.stage("decay bound and spectrum")
         return SignalFigures(
             acts_on=position.acts_on,
             relative=relative,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.documents import OrderReport
+from posemb_cli.run.progress import Progress, or_silent
 
 _WEIGHT_SEED = 4  # offsets from --seed: attention weights, then the permutation
 _PERMUTATION_SEED = 6
@@ -25,7 +26,7 @@ def _permutation(seq_len: int, seed: int):
     return permutation
 
 
-def run_order(config: EmbeddingConfig, schemes: tuple[str, ...]) -> OrderReport:
+def run_order(config: EmbeddingConfig, schemes: tuple[str, ...], *, progress: Progress | None = None) -> OrderReport:
     """Measure each scheme's loss of permutation equivariance on one batch.
 
     Returns:
@@ -47,6 +48,8 @@ def run_order(config: EmbeddingConfig, schemes: tuple[str, ...]) -> OrderReport:
     def scores(settled: EmbeddingConfig) -> int:  # scores, weights and their float64 gaps
         return 6 * settled.batch * settled.seq_len * settled.seq_len * 8
 
+    progress = or_silent(progress)
+    progress.stage("prepare the batch")
     run = prepare(config, schemes, extra_bytes=scores)
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
     compute = torch.float64 if dtype == torch.float64 else torch.float32
@@ -56,6 +59,7 @@ def run_order(config: EmbeddingConfig, schemes: tuple[str, ...]) -> OrderReport:
     results = []
     with torch.no_grad():
         for name in schemes:
+            progress.stage(f"{name}: attention on the batch and on its permutation")
             position = build_scheme(name, config, device=device, dtype=dtype)
             composer = EmbeddingComposer(token, position)
             inside: dict = {}  # where the position enters the head, for schemes acting in attention

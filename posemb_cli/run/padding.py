@@ -13,6 +13,7 @@ from __future__ import annotations
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
 from posemb_cli.run.documents import PaddingReport
+from posemb_cli.run.progress import Progress, or_silent
 
 POSITION_IDS = ("arange", "from_mask")
 PAD_ID = 0
@@ -32,7 +33,8 @@ def position_ids(mask, kind: str):
     return ids.masked_fill(mask == 0, 1)
 
 
-def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int) -> PaddingReport:
+def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
+                progress: Progress | None = None) -> PaddingReport:
     """Measure each scheme's change of the real tokens' outputs under ``pad`` left pads, per position-id choice.
 
     Returns:
@@ -55,6 +57,8 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int) -> 
     def scores(settled: EmbeddingConfig) -> int:  # scores, weights and their float64 gaps, padded
         return 6 * settled.batch * (settled.seq_len + pad) ** 2 * 8
 
+    progress = or_silent(progress)
+    progress.stage("prepare the batch")
     run = prepare(config, schemes, extra_bytes=scores, check_batch=fits_padded)
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
     compute = torch.float64 if dtype == torch.float64 else torch.float32
@@ -68,6 +72,7 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int) -> 
     results = []
     with torch.no_grad():
         for name in schemes:
+            progress.stage(f"{name}: attention on the batch and on it left-padded")
             position = build_scheme(name, config, device=device, dtype=dtype)
             table = position.table()  # (L, D): zeros for schemes acting inside attention
             rotate = position.rotate if isinstance(position, RotaryScheme) else None

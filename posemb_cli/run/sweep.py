@@ -8,7 +8,7 @@ one goes through ``analysis.inspect``, so a sweep's objects are exactly what
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from posemb_cli.core.settings import EmbeddingConfig
@@ -17,6 +17,7 @@ from posemb_cli.run.config import make_config, require_positive_int
 from posemb_cli.run.memory import estimate_bytes, require_fits
 from posemb_cli.run.memory_blame import size_blame
 from posemb_cli.run.position_config import check_default_position_settings
+from posemb_cli.run.progress import Prefixed, Progress, or_silent
 
 MAX_POINTS = 10_000  # configurations of one sweep: every one is validated before any work starts
 
@@ -62,7 +63,7 @@ def plan_sweep(
 def run_sweep(
     points: tuple[SweepPoint, ...],
     *,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> Iterator:
     """Yield one ``InspectReport`` per point, in order, after refusing up front what would not fit."""
     from posemb_cli.run.analysis import inspect
@@ -72,10 +73,10 @@ def run_sweep(
     needed, largest = max((estimate_bytes(point.config, (point.scheme,)), index)
                           for index, point in enumerate(points))
     require_fits(needed, device, flags=size_blame(points[largest].config, (points[largest].scheme,)))
-    for point in points:
-        yield inspect(point.config, point.scheme)
-        if progress is not None:
-            progress("configurations", 1, len(points))
+    progress = or_silent(progress)
+    for index, point in enumerate(points):
+        yield inspect(point.config, point.scheme,
+                      progress=Prefixed(progress, f"configuration {index + 1:,} of {len(points):,}"))
 
 
 def summary_row(report) -> dict:

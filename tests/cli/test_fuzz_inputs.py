@@ -140,10 +140,10 @@ def test_ids_with_a_byte_order_mark_are_read(tmp_path):
 
 @pytest.mark.parametrize("scheme,dim", [(s, d) for s in ALL for d in (1, 3) if s != "rope"] + [("rope", 2)])
 def test_tiny_and_odd_dims(scheme, dim):
-    doc, = ok_json(["inspect", "--scheme", scheme, "--dim", str(dim), "--heads", "1", "--ctx", "8", "-k", "2", *SMALL])
+    heads = ["--heads", "1"] if scheme == "alibi" else []  # read by alibi only
+    doc, = ok_json(["inspect", "--scheme", scheme, "--dim", str(dim), *heads, "--ctx", "8", "-k", "2", *SMALL])
     assert doc["shapes"]["output"] == [2, 8, dim]
-    order, = ok_json(["order", "--schemes", scheme, "--dim", str(dim), "--heads", "1", "--ctx", "8", "-k", "2",
-                      *SMALL])
+    order, = ok_json(["order", "--schemes", scheme, "--dim", str(dim), *heads, "--ctx", "8", "-k", "2", *SMALL])
     assert order["results"][0]["scheme"] == scheme
 
 

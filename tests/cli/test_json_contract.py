@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 from posemb_cli.cli.app import app
 
 runner = CliRunner()
-SMALL = ["--dim", "16", "--ctx", "32", "--vocab", "40", "-b", "2", "-t", "8", "-k", "3", "--heads", "4",
-         "--device", "cpu"]
+SMALL = ["--dim", "16", "--ctx", "32", "--vocab", "40", "-b", "2", "-t", "8", "-k", "3", "--device", "cpu"]
+HEADS = ["--heads", "4"]  # read by alibi only: passed where alibi is among the schemes
 ALL = ("learned", "sinusoidal", "rope", "alibi", "none")
 CONFIG_KEYS = {"dim", "ctx", "vocab", "batch", "seq_len", "seed", "device", "dtype", "base", "init_std", "max_offset"}
 EVERY_SCHEME = {"scheme", "shapes", "params", "neighbour_similarity", "table", "relative_deviation",
@@ -75,7 +75,7 @@ def check_scheme_object(entry: dict, name: str, *, scaled: bool = False) -> None
 
 @pytest.mark.parametrize("name", ALL)
 def test_inspect_object(name):
-    doc, = run_json("inspect", "--scheme", name, *SMALL)
+    doc, = run_json("inspect", "--scheme", name, *SMALL, *(HEADS if name == "alibi" else []))
     assert doc["schema"] == "posemb.inspect/1"
     assert CONFIG_KEYS | {"scheme"} <= set(doc["config"]) and doc["config"]["scheme"] == name
     check_scheme_object(doc, name)
@@ -88,7 +88,7 @@ def test_inspect_yarn_reports_attention_factor_and_unscaled_bands():
 
 
 def test_compare_object_holds_one_inspect_shaped_entry_per_scheme():
-    doc, = run_json("compare", "--schemes", ",".join(ALL), *SMALL)
+    doc, = run_json("compare", "--schemes", ",".join(ALL), *SMALL, *HEADS)
     assert list(doc) == ["schema", "config", "schemes"] and doc["schema"] == "posemb.compare/1"
     assert CONFIG_KEYS <= set(doc["config"]) and doc["config"]["schemes"] == list(ALL)
     for name, entry in zip(ALL, doc["schemes"], strict=True):
@@ -103,7 +103,7 @@ def test_none_writes_undefined_cosines_as_null():
 
 
 def test_order_and_bench_objects():
-    order, = run_json("order", "--schemes", ",".join(ALL), *SMALL)
+    order, = run_json("order", "--schemes", ",".join(ALL), *SMALL, *HEADS)
     assert list(order) == ["schema", "config", "results"] and order["schema"] == "posemb.order/1"
     assert CONFIG_KEYS <= set(order["config"])
     assert [row["scheme"] for row in order["results"]] == list(ALL)

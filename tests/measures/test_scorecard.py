@@ -133,7 +133,10 @@ def test_every_scheme_has_a_full_scorecard_in_compare(scheme):
     assert result.exit_code == 0, result.output
     (entry,) = json.loads(result.stdout)["schemes"]
     for key in KEYS:
-        assert set(entry["scorecard"][key]) == {"value", "threshold", "pass", "note"}
+        assert set(entry["scorecard"][key]) - {"applies"} == {"value", "threshold", "pass", "note"}
+        # only none's relative has nothing to measure (its score is the same at every offset)
+        not_applicable = scheme == "none" and key == "relative"
+        assert entry["scorecard"][key].get("applies", True) is not not_applicable
         assert isinstance(entry["scorecard"][key]["pass"], bool) and entry["scorecard"][key]["note"]
     passed = {key: entry["scorecard"][key]["pass"] for key in KEYS}
     expected = {

@@ -1,7 +1,7 @@
 """Snapshots of the Rich output of compare, inspect and order, so that a change to a table shows up in review.
 
 Reports are built by the run layer at fixed seeds on the CPU, exactly as the
-commands build them, and rendered into a 100-column console with no colour
+commands build them, and rendered into 80- and 120-column consoles with no colour
 (NO_COLOR), whatever the terminal running the tests. Update with
 ``python -m pytest tests/render/test_snapshots.py --snapshot-update`` and read the diff.
 """
@@ -20,26 +20,29 @@ from posemb_cli.run.config import make_config
 from posemb_cli.run.order import run_order
 from posemb_cli.run.position_config import with_position_settings
 
-WIDTH = 100
+WIDTHS = (80, 120)
 SIZES = {"dim": 32, "ctx": 128, "vocab": 1000, "batch": 2, "seq_len": 16, "seed": 0, "device": "cpu",
          "dtype": "float32", "max_offset": 8}
 
 
-@pytest.fixture(autouse=True)
-def _plain_terminal(monkeypatch):
-    """NO_COLOR, and a 100-column terminal for the pictures' cell count, wherever the tests run."""
+@pytest.fixture(autouse=True, params=WIDTHS, ids=lambda width: f"{width}cols")
+def width(request, monkeypatch) -> int:
+    """NO_COLOR, and a terminal of 80 or 120 columns by 24 rows for the pictures' size, wherever the tests run."""
     monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", str(WIDTH))
+    monkeypatch.setenv("COLUMNS", str(request.param))
+    monkeypatch.setenv("LINES", "24")
     for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS"):
         monkeypatch.delenv(name, raising=False)
+    return request.param
 
 
-def rendered(renderable) -> str:
-    console = Console(file=io.StringIO(), width=WIDTH, color_system=None, force_terminal=False,
+def rendered(renderable, width: int) -> str:
+    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False,
                       legacy_windows=False)
     console.print(renderable)
     text = console.file.getvalue()
     assert "\x1b[" not in text
+    assert max(len(line) for line in text.splitlines()) <= width
     return text
 
 
@@ -49,9 +52,9 @@ def settings(schemes: tuple[str, ...], **position) -> object:
 
 @pytest.mark.parametrize("schemes", [("learned", "sinusoidal"), ("learned", "sinusoidal", "rope", "alibi", "none")],
                          ids=["default", "all"])
-def test_compare(snapshot, schemes):
+def test_compare(snapshot, schemes, width):
     report = compare(settings(schemes), schemes)
-    assert rendered(render_compare(report)) == snapshot
+    assert rendered(render_compare(report), width) == snapshot
 
 
 @pytest.mark.parametrize(("scheme", "position"), [
@@ -59,15 +62,15 @@ def test_compare(snapshot, schemes):
     ("rope", {"rope_scaling": "yarn", "rope_factor": 4.0}),
     ("alibi", {}),
 ], ids=["sinusoidal", "rope-yarn", "alibi"])
-def test_inspect(snapshot, scheme, position):
+def test_inspect(snapshot, scheme, position, width):
     from posemb_cli.cli.commands.real_inputs import picture_observer
 
     observe = picture_observer(terminal=True, plot=None)  # the terminal pictures, as `posemb inspect` draws them
     report = inspect(settings((scheme,), **position), scheme, observe=observe)
-    assert rendered(render_inspect(report)) == snapshot
+    assert rendered(render_inspect(report), width) == snapshot
 
 
-def test_order(snapshot):
+def test_order(snapshot, width):
     schemes = ("none", "learned", "sinusoidal", "rope", "alibi")
     report = run_order(settings(schemes), schemes)
-    assert rendered(render_order(report)) == snapshot
+    assert rendered(render_order(report), width) == snapshot

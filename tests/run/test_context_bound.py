@@ -53,4 +53,4 @@ def test_table_line_names_the_bound():
     result = runner.invoke(app, ["inspect", "--scheme", "rope", "--dim", "128", "--ctx", "2048", "--device", "cpu",
                                  "--no-plot"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    assert "first negative at m = 1707 (does not cover ctx=2048)" in result.stdout
+    assert "first negative at m = 1,707 (does not cover ctx=2,048)" in result.stdout

@@ -8,7 +8,7 @@ import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.lists import parse_int_list
-from posemb_cli.cli.output import row_progress, stdout_console, write_json
+from posemb_cli.cli.output import run_progress, stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.run.config import parse_scheme_list
 
@@ -49,7 +49,7 @@ def bench(
     as_json = flags.pop("json")
     del flags["debug"]
     configs = bench_configs(dims=dims, ctx=ctx, schemes=names, seq_len=seq_len, batch=batch, **flags)
-    with row_progress("bench") as progress:
+    with run_progress("time forward and copy") as progress:
         report = run_bench(configs, names, warmup=warmup, repeats=repeats, progress=progress)
     if as_json:
         write_json(to_json(report.to_dict()))

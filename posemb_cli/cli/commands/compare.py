@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import row_progress, stdout_console, write_json
+from posemb_cli.cli.output import run_progress, stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.run.config import parse_scheme_list
 
@@ -26,42 +26,44 @@ def compare(
     Example: posemb compare --schemes sinusoidal,rope,alibi,none --rope-scaling yarn --rope-factor 4
     Example: posemb compare --checkpoint gpt2/ --schemes sinusoidal --plot gpt2.svg
     """
-    from posemb_cli.cli.commands.real_inputs import (
-        check_plot_flag,
-        check_source_flags,
-        check_source_rows,
-        picture_observer,
-        refuse_conflicts,
-        write_requested_plot,
-    )
-    from posemb_cli.run.analysis import compare as run_compare
-    from posemb_cli.run.flags import config_from_flags
-    from posemb_cli.run.report import to_json
+    with run_progress("loading torch") as progress:
+        from posemb_cli.cli.commands.real_inputs import (
+            check_plot_flag,
+            check_source_flags,
+            check_source_rows,
+            picture_observer,
+            refuse_conflicts,
+            write_requested_plot,
+        )
+        from posemb_cli.run.analysis import compare as run_compare
+        from posemb_cli.run.flags import config_from_flags
+        from posemb_cli.run.report import to_json
 
-    flags = opt.plain(flags)
-    checkpoint, key, position_offset, plot = flags["checkpoint"], flags["key"], flags["position_offset"], flags["plot"]
-    names = parse_scheme_list("--schemes", schemes, scheme_names())
-    check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset)
-    check_plot_flag(plot)
-    observe = picture_observer(terminal=False, plot=plot)
-    loaded = None
-    if checkpoint is not None:
-        from posemb_cli.cli.commands.real_inputs import typed
-        from posemb_cli.run.real_models import checkpoint_shape
-        from posemb_cli.run.real_sources import table_of_checkpoint
+        flags = opt.plain(flags)
+        checkpoint, key, plot = flags["checkpoint"], flags["key"], flags["plot"]
+        position_offset = flags["position_offset"]
+        names = parse_scheme_list("--schemes", schemes, scheme_names())
+        check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset)
+        check_plot_flag(plot)
+        observe = picture_observer(terminal=False, plot=plot)
+        loaded = None
+        if checkpoint is not None:
+            from posemb_cli.cli.commands.real_inputs import typed
+            from posemb_cli.run.real_models import checkpoint_shape
+            from posemb_cli.run.real_sources import table_of_checkpoint
 
-        real = table_of_checkpoint(checkpoint, key=key, position_offset=position_offset, command="compare")
-        loaded, vocab_typed = real.loaded, typed(context, "vocab")
-        shape = checkpoint_shape(loaded, flags["vocab"])
-        settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
-        if loaded.vocab is None:
-            del settled["vocab"]  # unknown token table: --vocab by hand still works
-        refuse_conflicts(context, "--checkpoint", checkpoint, settled)
-        flags.update(settled)
-        check_source_rows("--checkpoint", checkpoint, shape["ctx"], max_offset=flags["max_offset"],
-                          seq_len=flags["seq_len"])
-    config = config_from_flags(flags, schemes=names)
-    with row_progress("neighbour similarity") as progress:
+            real = table_of_checkpoint(checkpoint, key=key, position_offset=position_offset, command="compare")
+            loaded, vocab_typed = real.loaded, typed(context, "vocab")
+            shape = checkpoint_shape(loaded, flags["vocab"])
+            settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
+            if loaded.vocab is None:
+                del settled["vocab"]  # unknown token table: --vocab by hand still works
+            refuse_conflicts(context, "--checkpoint", checkpoint, settled)
+            flags.update(settled)
+            check_source_rows("--checkpoint", checkpoint, shape["ctx"], max_offset=flags["max_offset"],
+                              seq_len=flags["seq_len"])
+        config = config_from_flags(flags, schemes=names)
+        opt.refuse_unread(context, names)
         if loaded is not None:
             from posemb_cli.run.real_models import compare_checkpoint
 

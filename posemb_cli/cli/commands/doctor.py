@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import stdout_console, write_json
+from posemb_cli.cli.output import run_progress, stdout_console, write_json
 from posemb_cli.errors import EXIT_DOCTOR_ERROR
 
 
@@ -30,7 +30,8 @@ def doctor(
     from posemb_cli.run.doctor import run_doctor
     from posemb_cli.run.report import to_json
 
-    report = run_doctor(config=model_config, checkpoint=checkpoint)
+    with run_progress("checking the position setup"):
+        report = run_doctor(config=model_config, checkpoint=checkpoint)
     if flags["json"]:
         write_json(to_json(report.to_dict()))
     else:

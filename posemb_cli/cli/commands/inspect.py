@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import row_progress, stderr_console, stdout_console, write_json
+from posemb_cli.cli.output import run_progress, stderr_console, stdout_console, write_json
 
 
 @opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.CONFIG_FLAGS, opt.PICTURE_FLAGS,
@@ -26,54 +26,57 @@ def inspect(
     Example: posemb inspect --checkpoint gpt2/model.safetensors --plot gpt2.png
     Example: posemb inspect --config Llama-3.1-8B/config.json
     """
-    from posemb_cli.cli.commands.real_inputs import (
-        check_plot_flag,
-        check_source_flags,
-        check_source_rows,
-        picture_observer,
-        refuse_conflicts,
-        write_requested_plot,
-    )
-    from posemb_cli.run.analysis import inspect as run_inspect
-    from posemb_cli.run.flags import config_from_flags
-    from posemb_cli.run.report import to_json
+    with run_progress("loading torch") as progress:
+        from posemb_cli.cli.commands.real_inputs import (
+            check_plot_flag,
+            check_source_flags,
+            check_source_rows,
+            picture_observer,
+            refuse_conflicts,
+            write_requested_plot,
+        )
+        from posemb_cli.run.analysis import inspect as run_inspect
+        from posemb_cli.run.flags import config_from_flags
+        from posemb_cli.run.report import to_json
 
-    flags = opt.plain(flags)
-    name = opt.plain({"scheme": scheme})["scheme"]
-    checkpoint, key, position_offset = flags["checkpoint"], flags["key"], flags["position_offset"]
-    model_config, plot = flags["model_config"], flags["plot"]
-    check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset, model_config=model_config)
-    check_plot_flag(plot)
-    observe = picture_observer(terminal=not (flags["json"] or flags["no_plot"]), plot=plot)
-    real, vocab_typed = None, False
-    if checkpoint is not None or model_config is not None:
-        from posemb_cli.cli.commands.real_inputs import typed
-        from posemb_cli.run.real_models import real_model_shape
-        from posemb_cli.run.real_sources import open_real_model
+        flags = opt.plain(flags)
+        name = opt.plain({"scheme": scheme})["scheme"]
+        checkpoint, key, position_offset = flags["checkpoint"], flags["key"], flags["position_offset"]
+        model_config, plot = flags["model_config"], flags["plot"]
+        check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset,
+                           model_config=model_config)
+        check_plot_flag(plot)
+        observe = picture_observer(terminal=not (flags["json"] or flags["no_plot"]), plot=plot,
+                                   full=flags["pictures"] == "full")
+        real, vocab_typed = None, False
+        if checkpoint is not None or model_config is not None:
+            from posemb_cli.cli.commands.real_inputs import typed
+            from posemb_cli.run.real_models import real_model_shape
+            from posemb_cli.run.real_sources import open_real_model
 
-        real = open_real_model(checkpoint=checkpoint, model_config=model_config, key=key,
-                               position_offset=position_offset)
-        flag, source = ("--checkpoint", checkpoint) if checkpoint is not None else ("--config", model_config)
-        vocab_typed = typed(context, "vocab")
-        shape = real_model_shape(real, flags["vocab"], vocab_typed=vocab_typed, ctx=flags["ctx"])
-        settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
-        if shape["scheme"] is not None:
-            settled["scheme"] = name = shape["scheme"]
-        if real.formula is not None and real.formula.heads is not None:
-            settled["heads"] = real.formula.heads
-        if real.bias is not None:
-            settled["heads"] = real.bias.heads
-        if (real.formula is not None and real.formula.ctx is None) or real.bias is not None:
-            del settled["ctx"]  # the model states none: --ctx is the user's to give
-        if real.vocab is None:
-            del settled["vocab"]  # unknown token table: --vocab by hand still works
-        refuse_conflicts(context, flag, source, settled)
-        flags.update({key: value for key, value in settled.items() if key != "scheme"})
-        check_source_rows(flag, source, flags["ctx"], max_offset=flags["max_offset"], seq_len=flags["seq_len"])
-        for note in real.notes:
-            stderr_console().print(note, markup=False, highlight=False, soft_wrap=True)
-    config = config_from_flags(flags, schemes=(name,))
-    with row_progress("neighbour similarity") as progress:
+            real = open_real_model(checkpoint=checkpoint, model_config=model_config, key=key,
+                                   position_offset=position_offset)
+            flag, source = ("--checkpoint", checkpoint) if checkpoint is not None else ("--config", model_config)
+            vocab_typed = typed(context, "vocab")
+            shape = real_model_shape(real, flags["vocab"], vocab_typed=vocab_typed, ctx=flags["ctx"])
+            settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
+            if shape["scheme"] is not None:
+                settled["scheme"] = name = shape["scheme"]
+            if real.formula is not None and real.formula.heads is not None:
+                settled["heads"] = real.formula.heads
+            if real.bias is not None:
+                settled["heads"] = real.bias.heads
+            if (real.formula is not None and real.formula.ctx is None) or real.bias is not None:
+                del settled["ctx"]  # the model states none: --ctx is the user's to give
+            if real.vocab is None:
+                del settled["vocab"]  # unknown token table: --vocab by hand still works
+            refuse_conflicts(context, flag, source, settled)
+            flags.update({key: value for key, value in settled.items() if key != "scheme"})
+            check_source_rows(flag, source, flags["ctx"], max_offset=flags["max_offset"], seq_len=flags["seq_len"])
+            for note in real.notes:
+                stderr_console().print(note, markup=False, highlight=False, soft_wrap=True)
+        config = config_from_flags(flags, schemes=(name,))
+        opt.refuse_unread(context, (name,))
         if real is not None:
             from posemb_cli.run.real_models import inspect_real_model
 

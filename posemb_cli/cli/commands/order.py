@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import stdout_console, write_json
+from posemb_cli.cli.output import run_progress, stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.run.config import parse_scheme_list
 
@@ -32,7 +32,9 @@ def order(
     flags = opt.plain(flags)
     names = parse_scheme_list("--schemes", schemes, scheme_names())
     config = config_from_flags(flags, schemes=names)
-    report = run_order(config, names)
+    opt.refuse_unread(context, names)
+    with run_progress("permuted tokens") as progress:
+        report = run_order(config, names, progress=progress)
     if flags["json"]:
         write_json(to_json(report.to_dict()))
         return

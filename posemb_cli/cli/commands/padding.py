@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import stdout_console, write_json
+from posemb_cli.cli.output import run_progress, stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.errors import PosembError
 from posemb_cli.run.config import parse_scheme_list, require_positive_int
@@ -15,6 +15,7 @@ from posemb_cli.run.config import parse_scheme_list, require_positive_int
 
 @opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.OUTPUT_FLAGS, skip=("max_offset",))
 def padding(
+    context: typer.Context,
     schemes: Annotated[str, typer.Option(
         "--schemes", help="Comma list of schemes to compare; none is NoPE.",
         rich_help_panel=opt.SHARED)] = "none,learned,sinusoidal,rope,alibi",
@@ -38,7 +39,9 @@ def padding(
     if flags["ctx"] < 2:
         raise PosembError(f"--ctx {flags['ctx']} leaves no room for --pad {pad} pad tokens before a real one")
     config = config_from_flags({**flags, "max_offset": 1}, schemes=names)
-    report = run_padding(config, names, pad)
+    opt.refuse_unread(context, names)
+    with run_progress("left padding") as progress:
+        report = run_padding(config, names, pad, progress=progress)
     if flags["json"]:
         write_json(to_json(report.to_dict()))
         return

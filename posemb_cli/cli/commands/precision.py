@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import stdout_console, write_json
+from posemb_cli.cli.output import run_progress, stdout_console, write_json
 from posemb_cli.errors import PosembError
 
 _ROPE_FLAGS = ("head_dim", "rope_scaling", "rope_factor", "original_ctx", "beta_fast", "beta_slow",
@@ -80,7 +80,8 @@ def precision(
             **{name: flags[name] for name in _ROPE_FLAGS})
         if scheme != "rope":
             config = dataclasses.replace(config, head_dim=None)
-    report = run_precision(config, scheme, names, source=source)
+    with run_progress(f"{scheme}: every dtype, both recipes, over positions 0..{config.ctx - 1:,}"):
+        report = run_precision(config, scheme, names, source=source)
     if flags["json"]:
         write_json(to_json(report.to_dict()))
         return

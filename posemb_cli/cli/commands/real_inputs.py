@@ -64,14 +64,20 @@ def check_plot_flag(plot: str | None) -> None:
         check_plot_path(plot)
 
 
-def picture_observer(*, terminal: bool, plot: str | None) -> Callable | None:
-    """A callback for ``run_schemes`` that computes each scheme's heatmaps, or None when no picture is wanted."""
+def picture_observer(*, terminal: bool, plot: str | None, full: bool = False) -> Callable | None:
+    """A callback for ``run_schemes`` that computes each scheme's heatmaps, or None when no picture is wanted.
+
+    The terminal heatmap is sized to stdout's width and (unless ``full``) its height, with two cells per
+    character where the console has colour and Unicode (half blocks), one cell per two characters otherwise.
+    """
     if not terminal and plot is None:
         return None
     from posemb_cli.cli.output import stdout_console
-    from posemb_cli.render.pictures import heatmap_cells_for_width
+    from posemb_cli.render.pictures import heatmap_cells_for_screen
 
-    width = stdout_console().width
+    console = stdout_console()
+    width, height = console.size
+    half_blocks = console.color_system is not None and not console.no_color and console.encoding.startswith("utf")
 
     def observe(name: str, position) -> dict:
         from posemb_cli.measures.heatmap import heatmap_of_rows
@@ -80,7 +86,8 @@ def picture_observer(*, terminal: bool, plot: str | None) -> Callable | None:
         figures = {}
         read = position.signal
         if terminal:
-            figures["heatmap"] = heatmap_of_rows(read, rows, dim, heatmap_cells_for_width(width, rows))
+            figures["heatmap"] = heatmap_of_rows(read, rows, dim, heatmap_cells_for_screen(
+                width, height, rows, half_blocks=half_blocks, full=full))
         if plot is not None:
             figures["plot_heatmap"] = heatmap_of_rows(read, rows, dim, PLOT_CELLS)
         return figures

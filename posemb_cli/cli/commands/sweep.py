@@ -8,7 +8,7 @@ import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.lists import parse_float_list, parse_int_list
-from posemb_cli.cli.output import row_progress, stdout_console, write_json
+from posemb_cli.cli.output import run_progress, stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.run.config import parse_scheme_list
 
@@ -43,7 +43,7 @@ def sweep(
         schemes=names, dims=parse_int_list("--dim", dim), ctxs=parse_int_list("--ctx", ctx, example="512,2048"),
         bases=parse_float_list("--base", base), **flags)
     rows = []
-    with row_progress("sweep") as progress:
+    with run_progress("configurations") as progress:
         for report in run_sweep(points, progress=progress):
             if json:
                 from posemb_cli.run.report import to_json

@@ -1,0 +1,73 @@
+"""The run layer names every stage of a run and reports real fractions through the Progress protocol."""
+
+from __future__ import annotations
+
+from posemb_cli.core.settings import EmbeddingConfig
+from posemb_cli.run.analysis import run_schemes
+from posemb_cli.run.progress import SILENT, Prefixed, Progress
+
+
+class Recorder:
+    """Keeps every stage with the units advanced in it."""
+
+    def __init__(self) -> None:
+        self.stages: list[list] = []
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        self.stages.append([name, total, 0])
+
+    def advance(self, done: int = 1) -> None:
+        self.stages[-1][2] += done
+
+
+def test_recorder_and_silent_follow_the_protocol():
+    assert isinstance(Recorder(), Progress)
+    assert isinstance(SILENT, Progress)
+    assert isinstance(Prefixed(SILENT, "x"), Progress)
+
+
+def test_every_stage_of_every_scheme_is_named_and_counted():
+    recorder = Recorder()
+    config = EmbeddingConfig(dim=16, ctx=300, vocab=50, batch=2, seq_len=8, device="cpu", max_offset=3)
+    run_schemes(config, ("learned", "rope"), progress=recorder)
+    names = [name for name, _, _ in recorder.stages]
+    assert names[0] == "prepare the batch"
+    for scheme in ("learned", "rope"):
+        for stage in ("build and forward", "neighbour similarity", "relative check", "scorecard",
+                      "decay bound and spectrum"):
+            assert f"{scheme}: {stage}" in names
+    # the neighbour stage covers every row of the 300-row table, once
+    for name, total, done in recorder.stages:
+        if name.endswith("neighbour similarity"):
+            assert (total, done) == (300, 300)
+        if total is not None:
+            assert done <= total
+
+
+def test_order_and_padding_name_a_stage_per_scheme():
+    from posemb_cli.run.order import run_order
+    from posemb_cli.run.padding import run_padding
+    from posemb_cli.run.position_config import with_position_settings
+
+    schemes = ("none", "learned", "rope")
+    config = with_position_settings(EmbeddingConfig(dim=16, ctx=32, vocab=50, batch=2, seq_len=8, device="cpu",
+                                                    max_offset=1), schemes=schemes)
+    for run in (lambda p: run_order(config, schemes, progress=p), lambda p: run_padding(config, schemes, 2, progress=p)):
+        recorder = Recorder()
+        run(recorder)
+        names = [name for name, _, _ in recorder.stages]
+        assert names[0] == "prepare the batch"
+        assert [name.split(":")[0] for name in names[1:]] == list(schemes)
+
+
+def test_sweep_names_each_configuration():
+    from posemb_cli.run.sweep import plan_sweep, run_sweep
+
+    points = plan_sweep(schemes=("learned", "sinusoidal"), dims=(8, 16), ctxs=(32,), bases=(10000.0,), vocab=40,
+                        batch=2, device="cpu", max_offset=2)
+    recorder = Recorder()
+    reports = list(run_sweep(points, progress=recorder))
+    assert len(reports) == 4
+    names = {name for name, _, _ in recorder.stages}
+    for index in range(1, 5):
+        assert f"configuration {index} of 4: " + ("learned" if index % 2 else "sinusoidal") + ": scorecard" in names
