@@ -26,7 +26,7 @@ DEFAULTS = EmbeddingConfig()
 SHARED, POSITION, REAL, OUTPUT = "Shared", "RoPE and ALiBi", "Real models", "Output"
 
 Dtype = Enum("Dtype", {name: name for name in DTYPES}, type=str)  # type: ignore[misc]
-RopeLayout = Enum("RopeLayout", {"interleaved": "interleaved", "half": "half"}, type=str)  # type: ignore[misc]
+RopeLayout = Enum("RopeLayout", {"interleaved": "interleaved", "half": "half"}, type=str)
 RopeScalingKind = Enum("RopeScalingKind", {kind: kind for kind in SCALING_KINDS}, type=str)  # type: ignore[misc]
 SchemeName = Enum("SchemeName", {name: name for name in scheme_names()}, type=str)  # type: ignore[misc]
 
@@ -138,7 +138,7 @@ CONFIG_FLAGS = (
         help="A Hugging Face style config.json (or its directory) or a .gguf file: inspect that model's position "
              "setup; RoPE needs no weights.")], None),
 )
-PictureSize = Enum("PictureSize", {"screen": "screen", "full": "full"}, type=str)  # type: ignore[misc]
+PictureSize = Enum("PictureSize", {"screen": "screen", "full": "full"}, type=str)
 PICTURE_FLAGS = (
     Flag("no_plot", Annotated[bool, _option("--no-plot", panel=OUTPUT,
                                             help="Leave out the terminal pictures (heatmap, decay curves).")], False),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 
 from posemb_cli.render.format import header
 from posemb_cli.render.layer_types import layer_types_table
@@ -31,13 +31,15 @@ def render_compare(report: CompareReport) -> Group:
 
 def render_inspect(report: InspectReport) -> Group:
     result = report.result
-    parts = [header(report.config, f"inspect {result.scheme}"), shapes_table([result]), params_table([result])]
+    parts: list[RenderableType] = [header(report.config, f"inspect {result.scheme}"), shapes_table([result]),
+                                   params_table([result])]
     if result.neighbour_similarity is not None:  # not defined for a bias per distance (T5)
         parts.append(decay_detail(result))
     if result.table is not None:  # no additive table for a bias per distance
         parts.append(norms_table(result))
-    if source_line(result) is not None:  # a real model's table or config
-        parts.insert(1, source_line(result))
+    source = source_line(result)
+    if source is not None:  # a real model's table or config
+        parts.insert(1, source)
     if result.bands:
         parts.append(bands_table(result, report.config["ctx"]))
     if result.layer_types:  # a config with one RoPE block per layer type

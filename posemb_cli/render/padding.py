@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rich.console import Group
+from typing import cast
+
+from rich.console import Group, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -35,7 +37,7 @@ def render_padding(report: PaddingReport) -> Group:
                   caption_justify="left")
     for name, justify in (("scheme", "left"), ("position ids", "left"), ("max |Δ|", "right"),
                           ("relative", "right"), ("", "left"), ("why", "left")):
-        table.add_column(name, justify=justify, no_wrap=name != "why")
+        table.add_column(name, justify=cast(JustifyMethod, justify), no_wrap=name != "why")
     for result in report.results:
         mark = Text("✓ invariant", style="green") if result["invariant"] else Text("✗ shifts", style="bold red")
         table.add_row(result["scheme"], result["position_ids"], general(result["max_abs_diff"]),

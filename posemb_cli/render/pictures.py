@@ -145,7 +145,7 @@ def _cos(value) -> str:
 
 def decay_curves(result: SchemeReport) -> Group:
     """Mean cos(row p, row p + k) by offset, and over the whole table from the heatmap's diagonals."""
-    means = [row["mean"] for row in result.neighbour_similarity]
+    means = [row["mean"] for row in (result.neighbour_similarity or [])]
     first, last = means[0], means[-1]
     lines = [Text("Decay of similarity with distance (bars from -1 to +1)", style="bold"),
              _curve_line(f"k = 1..{len(means)}", means, f"{_cos(first)} at k=1 → {_cos(last)} at k={len(means)}")]

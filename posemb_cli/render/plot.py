@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+from typing import Any, cast
 
 from posemb_cli.errors import PosembError
 from posemb_cli.render.spectrum_plot import has_spectrum, spectrum_axes
@@ -60,8 +61,8 @@ def _heatmap_axes(axes, result: SchemeReport) -> object | None:
 
 def _decay_axes(axes, results: list[SchemeReport]) -> None:
     for result in results:
-        offsets = [row["offset"] for row in result.neighbour_similarity]
-        means = [row["mean"] for row in result.neighbour_similarity]
+        offsets = [row["offset"] for row in (result.neighbour_similarity or [])]
+        means = [row["mean"] for row in (result.neighbour_similarity or [])]
         axes.plot(offsets, means, marker="o", markersize=3, label=result.scheme)
     axes.axhline(0.0, color="grey", linewidth=0.5)
     axes.set_title("neighbour similarity", fontsize=9)
@@ -124,7 +125,7 @@ def write_plot(path: str, results: list[SchemeReport], title: str) -> None:
     for index, result in enumerate(shown):
         image = _heatmap_axes(figure.add_subplot(grid[0, index]), result) or image
     if image is not None:
-        figure.colorbar(image, ax=figure.axes[: len(shown)], shrink=0.8, label="cos")
+        figure.colorbar(cast(Any, image), ax=figure.axes[: len(shown)], shrink=0.8, label="cos")
     _bands_axes(figure.add_subplot(grid[0, columns - 1]), results)
     _decay_axes(figure.add_subplot(grid[1, :half]), results)
     _profile_axes(figure.add_subplot(grid[1, half:]), results)

@@ -5,8 +5,10 @@ Reads ``SchemeReport.signal``; computes nothing new.
 
 from __future__ import annotations
 
+from typing import cast
+
 from rich import box
-from rich.console import Group
+from rich.console import Group, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -52,7 +54,7 @@ def scorecard_detail(result: SchemeReport) -> Table:
                   caption="\n".join(footnotes), caption_justify="left")
     for name, justify in (("property", "left"), ("measures", "left"), ("value", "right"), ("", "center"),
                           ("threshold", "right"), ("result", "left")):
-        table.add_column(name, justify=justify, no_wrap=name != "measures")
+        table.add_column(name, justify=cast(JustifyMethod, justify), no_wrap=name != "measures")
     for key, relation, meaning in _PROPERTIES:
         entry = getattr(card, key)
         value = general(entry.value) if entry.applies else "n/a"

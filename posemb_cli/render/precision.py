@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rich.console import Group
+from typing import cast
+
+from rich.console import Group, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -25,7 +27,7 @@ def _summary(report: PrecisionReport) -> Table:
                   caption_justify="left")
     for name, justify in (("dtype", "left"), ("recipe", "left"), ("collapse", "right"),
                           ("phase err (rad)", "right"), ("value err", "right")):
-        table.add_column(name, justify=justify, no_wrap=True)
+        table.add_column(name, justify=cast(JustifyMethod, justify), no_wrap=True)
     for result in report.results:
         collapse = (Text("never", style="green") if result.first_collapse is None
                     else Text(f"{result.first_collapse:,}", style="bold red"))

@@ -40,7 +40,7 @@ def _table(result: SchemeReport, spectrum: Spectrum) -> Table:
         table.add_column("against position (scaled to ±1)", no_wrap=True)
     for index, (share, period, frequency) in enumerate(zip(
             spectrum.explained_variance, spectrum.periods, spectrum.frequency_bins, strict=True)):
-        curve = ()
+        curve: tuple[Text | str, ...] = ()
         if scores is not None:
             curve = (Text(sparkline(sampled_curve(scores[:, index])), style="cyan") if index < CURVES else "",)
         table.add_row(f"PC{index + 1}", f"{100 * share:.2f}%", general(period), str(frequency), *curve)

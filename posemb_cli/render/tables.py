@@ -44,9 +44,11 @@ def _params_table(results: list[SchemeReport]) -> Table:
         table.add_column(name, justify="right", no_wrap=True)
     for result in results:  # a dash where the model's token table is unknown
         p = result.params
-        known = p.token is not None
-        table.add_row(result.scheme, count(p.token) if known else "-", count(p.position),
-                      count(p.total) if known else "-", percent(p.overhead) if known else "-")
+        if p.token is None:
+            table.add_row(result.scheme, "-", count(p.position), "-", "-")
+        else:
+            table.add_row(result.scheme, count(p.token), count(p.position), count(p.token + p.position),
+                          percent(p.position / p.token))
     return table
 
 
@@ -60,19 +62,19 @@ def _decay_table(results: list[SchemeReport], *, spread: bool) -> Table:
         table.add_column(f"{result.scheme}\nmean" if spread else result.scheme, justify="right", no_wrap=True)
         if spread:
             table.add_column("\nmin … max", justify="right", style="dim", no_wrap=True)
-    for index, first in enumerate(results[0].neighbour_similarity):
+    for index, first in enumerate(results[0].neighbour_similarity or []):
         cells = []
         for result in results:
-            row = result.neighbour_similarity[index]
+            row = (result.neighbour_similarity or [])[index]
             cells.append(number(row["mean"]))
             if spread:
                 cells.append(f"{number(row['min'], 2)} … {number(row['max'], 2)}")
         table.add_row(count(first["offset"]), *cells)
     from posemb_cli.render.pictures import sparkline
 
-    curves = []
+    curves: list[Text | str] = []
     for result in results:  # the means of k = 1..K on a -1 .. +1 scale
-        means = [row["mean"] if row["mean"] is not None else math.nan for row in result.neighbour_similarity]
+        means = [row["mean"] if row["mean"] is not None else math.nan for row in (result.neighbour_similarity or [])]
         curves.append(Text(sparkline(means), style="cyan"))
         if spread:
             curves.append("")
@@ -96,14 +98,14 @@ def decay_detail(result: SchemeReport) -> Table:
     for name in ("k", "mean", "min", "max"):
         table.add_column(name, justify="right")
     table.add_column("mean", width=BAR_WIDTH, no_wrap=True)
-    for row in result.neighbour_similarity:
+    for row in (result.neighbour_similarity or []):
         table.add_row(str(row["offset"]), number(row["mean"]), number(row["min"]), number(row["max"]), bar(row["mean"]))
     return table
 
 
 def norms_table(result: SchemeReport) -> Table | Group:
     """min, mean and max row norm; n/a, with a footnote, for a scheme whose additive table is all zero."""
-    stats = result.table
+    stats = result.table or {}  # called only for a scheme with an additive table
     acts_on = "input" if result.signal is None else result.signal.acts_on
     adds_nothing = acts_on != "input"
     table = Table(title="Row norms of the positional table", title_justify="left")
@@ -122,7 +124,7 @@ def norms_table(result: SchemeReport) -> Table | Group:
 
 def bands_table(result: SchemeReport, ctx: int) -> Table:
     """One row per feature pair (an even sample past 16 pairs, with a ⋮ row where pairs are skipped)."""
-    bands = result.bands
+    bands = result.bands or []
     shown = bands
     if len(bands) > _MAX_BAND_ROWS:
         step = (len(bands) - 1) / (_MAX_BAND_ROWS - 1)

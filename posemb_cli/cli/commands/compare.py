@@ -54,6 +54,7 @@ def compare(
 
             real = table_of_checkpoint(checkpoint, key=key, position_offset=position_offset, command="compare")
             loaded, vocab_typed = real.loaded, typed(context, "vocab")
+            assert loaded is not None  # table_of_checkpoint refuses every kind without a table
             shape = checkpoint_shape(loaded, flags["vocab"])
             settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
             if loaded.vocab is None:

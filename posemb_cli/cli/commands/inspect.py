@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.output import run_progress, stderr_console, stdout_console, write_json
+
+if TYPE_CHECKING:
+    from posemb_cli.run.real_sources import RealModel
 
 
 @opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.CONFIG_FLAGS, opt.PICTURE_FLAGS,
@@ -48,7 +51,8 @@ def inspect(
         check_plot_flag(plot)
         observe = picture_observer(terminal=not (flags["json"] or flags["no_plot"]), plot=plot,
                                    full=flags["pictures"] == "full")
-        real, vocab_typed = None, False
+        real: RealModel | None = None
+        vocab_typed = False
         if checkpoint is not None or model_config is not None:
             from posemb_cli.cli.commands.real_inputs import typed
             from posemb_cli.run.real_models import real_model_shape
@@ -56,6 +60,7 @@ def inspect(
 
             real = open_real_model(checkpoint=checkpoint, model_config=model_config, key=key,
                                    position_offset=position_offset)
+            assert real is not None  # one of the two was given
             flag, source = ("--checkpoint", checkpoint) if checkpoint is not None else ("--config", model_config)
             vocab_typed = typed(context, "vocab")
             shape = real_model_shape(real, flags["vocab"], vocab_typed=vocab_typed, ctx=flags["ctx"])

@@ -49,7 +49,7 @@ def precision(
     flags = opt.plain(flags)
     dim, base, model_config, checkpoint = flags["dim"], flags["base"], flags["model_config"], flags["checkpoint"]
     names = parse_dtypes(dtypes)
-    typed = [name for name in _ROPE_FLAGS if context.get_parameter_source(name).name == "COMMANDLINE"]
+    typed = [name for name in _ROPE_FLAGS if given_on_command_line(context, name)]
     source = None
     if model_config is not None or checkpoint is not None:
         from posemb_cli.run.real_models import rope_settings
@@ -58,7 +58,7 @@ def precision(
             raise PosembError("--checkpoint and --config cannot be combined: give one model")
         given = ("--config", model_config) if model_config is not None else ("--checkpoint", checkpoint)
         for name in ("dim", "ctx", "base", "scheme", *typed):
-            if context.get_parameter_source(name).name == "COMMANDLINE":
+            if given_on_command_line(context, name):
                 flag = "--" + name.replace("_", "-")
                 raise PosembError(f"{flag} conflicts with {given[0]} {given[1]}, which sets it; leave {flag} out")
         model, source = _rope_model(model_config, checkpoint)
@@ -121,7 +121,14 @@ def _rope_model(model_config: str | None, checkpoint: str | None):
         return model, model.source()
     from posemb_cli.run.real_sources import from_checkpoint
 
+    if checkpoint is None:
+        raise PosembError("precision needs --config FILE or --checkpoint PATH for a real model")
     real = from_checkpoint(checkpoint, key=None, position_offset=None)
     if real.rope is None:
         raise _not_a_formula("--checkpoint", checkpoint, real.kind)
     return real.rope, real.source()
+
+
+def given_on_command_line(context: typer.Context, name: str) -> bool:
+    where = context.get_parameter_source(name)
+    return where is not None and where.name == "COMMANDLINE"
