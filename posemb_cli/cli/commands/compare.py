@@ -7,6 +7,15 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
+from posemb_cli.cli.commands.real_inputs import (
+    check_plot_flag,
+    check_source_flags,
+    check_source_rows,
+    picture_observer,
+    refuse_conflicts,
+    typed,
+    write_requested_plot,
+)
 from posemb_cli.cli.output import run_progress, stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.run.config import parse_scheme_list
@@ -27,14 +36,6 @@ def compare(
     Example: posemb compare --checkpoint gpt2/ --schemes sinusoidal --plot gpt2.svg
     """
     with run_progress("loading torch") as progress:
-        from posemb_cli.cli.commands.real_inputs import (
-            check_plot_flag,
-            check_source_flags,
-            check_source_rows,
-            picture_observer,
-            refuse_conflicts,
-            write_requested_plot,
-        )
         from posemb_cli.run.analysis import compare as run_compare
         from posemb_cli.run.flags import config_from_flags
         from posemb_cli.run.report import to_json
@@ -48,7 +49,6 @@ def compare(
         observe = picture_observer(terminal=False, plot=plot)
         loaded = None
         if checkpoint is not None:
-            from posemb_cli.cli.commands.real_inputs import typed
             from posemb_cli.run.real_models import checkpoint_shape
             from posemb_cli.run.real_sources import table_of_checkpoint
 

@@ -7,6 +7,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
+from posemb_cli.cli.commands.real_inputs import (
+    check_plot_flag,
+    check_source_flags,
+    check_source_rows,
+    picture_observer,
+    refuse_conflicts,
+    typed,
+    write_requested_plot,
+)
 from posemb_cli.cli.output import run_progress, stderr_console, stdout_console, write_json
 
 if TYPE_CHECKING:
@@ -30,14 +39,6 @@ def inspect(
     Example: posemb inspect --config Llama-3.1-8B/config.json
     """
     with run_progress("loading torch") as progress:
-        from posemb_cli.cli.commands.real_inputs import (
-            check_plot_flag,
-            check_source_flags,
-            check_source_rows,
-            picture_observer,
-            refuse_conflicts,
-            write_requested_plot,
-        )
         from posemb_cli.run.analysis import inspect as run_inspect
         from posemb_cli.run.flags import config_from_flags
         from posemb_cli.run.report import to_json
@@ -54,7 +55,6 @@ def inspect(
         real: RealModel | None = None
         vocab_typed = False
         if checkpoint is not None or model_config is not None:
-            from posemb_cli.cli.commands.real_inputs import typed
             from posemb_cli.run.real_models import real_model_shape
             from posemb_cli.run.real_sources import open_real_model
 
