@@ -18,11 +18,9 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
 
     from posemb_cli.core.embeddings import EmbeddingComposer
     from posemb_cli.core.schemes import build_scheme
-    from posemb_cli.measures.neighbours import (
-        neighbour_similarity,
-        norm_stats,
-        row_norms,
-    )
+    from posemb_cli.core.schemes.protocols import AttentionScheme
+    from posemb_cli.measures.scorecard import PAIR_BUDGET
+    from posemb_cli.measures.signal_pass import measure_signal
 
     build = builder or build_scheme
     if given_table is None:
@@ -41,14 +39,16 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
             "output": list(output.shape),
         }
         del output
-        table = position.table()  # (L, D)
-        norms = row_norms(table)
-        # Schemes acting inside attention (rope, alibi) measure what position p carries, not their zero table.
-        signal = position.signal()
-        similarity = neighbour_similarity(signal, config.max_offset,
-                                          norms=norms if position.acts_on == "input" else None, progress=progress)
-        del signal
-        stats = norm_stats(table, norms)
+        # One pass over the signal, block by block (the table rows of an additive scheme, what position p
+        # carries for rope and alibi): norms, neighbours, the scorecard's sums and the determinism rebuild.
+        measured = measure_signal(position, max_offset=config.max_offset, pair_budget=PAIR_BUDGET,
+                                  progress=progress, **_second_read(name, config, device=device, dtype=dtype,
+                                                                    built=given_table is None, builder=builder))
+        if isinstance(position, AttentionScheme):  # nothing is added to the input: its table is zero
+            stats = {"rows": int(position.max_ctx), "dim": int(position.dim), "norm_min": 0.0, "norm_mean": 0.0,
+                     "norm_max": 0.0}
+        else:  # the signal is the table
+            stats = measured.norms
     pictures = {} if observe is None else observe(name, position)
     return SchemeReport(
         scheme=name,
@@ -58,22 +58,41 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
             token=sum(p.numel() for p in token.parameters()),
             position=sum(p.numel() for p in position.parameters()),
         ),
-        neighbour_similarity=similarity,
+        neighbour_similarity=measured.neighbours,
         table=stats,
         bands=position.bands(),
         signal=_signal_figures(name, position, config, device=device, dtype=dtype, built=given_table is None,
-                               build=build),
+                               build=build, measured=measured),
     )
 
 
-def _signal_figures(name: str, position, config, *, device, dtype, built: bool, build) -> SignalFigures:
+def _second_read(name: str, config, *, device, dtype, built: bool, builder) -> dict:
+    """The rows the determinism check compares with: the scheme built again from the same settings.
+
+    The registry's schemes are rebuilt row block by row block (``rebuild_rows``): a learned table's draw
+    is repeated in blocks, never a second whole table. Without a rebuild (a checkpoint's table), the
+    table is read twice.
+    """
+    from posemb_cli.core.schemes import rebuild_rows
+
+    how = "two builds from the same settings"
+    if not built:
+        return {"how": "two reads of the same table (no rebuild available)"}
+    if builder is None:
+        return {"second": rebuild_rows(name, config, device=device, dtype=dtype), "how": how}
+    from posemb_cli.measures.scorecard import rebuilt_rows
+
+    return rebuilt_rows(lambda: builder(name, config, device=device, dtype=dtype))
+
+
+def _signal_figures(name: str, position, config, *, device, dtype, built: bool, build, measured) -> SignalFigures:
     """The figures beyond the lesson's (relative check, decay bound, slopes, scorecard)."""
     from posemb_cli.run.diagnostics import signal_figures
 
     def rebuild():
         return build(name, config, device=device, dtype=dtype)
 
-    return signal_figures(position, config, rebuild=rebuild if built else None)
+    return signal_figures(position, config, rebuild=rebuild if built else None, measured=measured)
 
 
 def run_schemes(

@@ -32,10 +32,13 @@ def test_sinusoidal_is_accurate_at_large_positions():
     np.testing.assert_allclose(module.table()[p].numpy(), expected, atol=1e-6)
 
 
-def test_sinusoidal_is_a_buffer_not_a_parameter():
+def test_sinusoidal_has_no_parameters_and_no_table_buffer():
     module = SinusoidalPositionalEmbedding(64, 8)
     assert sum(p.numel() for p in module.parameters()) == 0
-    assert "pe" in dict(module.named_buffers())
+    # Fixed, not learned: its frequencies are buffers; its rows come from the formula, none kept per position.
+    buffers = dict(module.named_buffers())
+    assert "inv_freq" in buffers
+    assert all(buffer.shape[0] < 64 for buffer in buffers.values())
 
 
 def test_sinusoidal_shift_is_a_rotation_per_pair():

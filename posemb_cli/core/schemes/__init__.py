@@ -25,3 +25,27 @@ def build_scheme(name: str, config, *, device, dtype):
     """Build scheme ``name`` from the settings, on ``device`` in ``dtype``."""
     module = importlib.import_module(_REGISTRY[name])
     return module.build(config, device=device, dtype=dtype)
+
+
+def rebuild_rows(name: str, config, *, device, dtype):
+    """Scheme ``name`` built again from the settings, as consecutive blocks of its signal's rows.
+
+    A learned table's draw is repeated block by block (``normal_rows``), so no second (L, D)
+    table is held; every other scheme has no table and is rebuilt, its signal read in blocks.
+
+    Returns:
+        An iterator of (b, F) tensors covering rows 0..L-1 in order.
+    """
+    if name == "learned":
+        from posemb_cli.core.schemes.learned import drawn_rows
+
+        return drawn_rows(config, device=device, dtype=dtype)
+    again = build_scheme(name, config, device=device, dtype=dtype)
+    return _blocks_of(again, int(again.max_ctx))
+
+
+def _blocks_of(scheme, rows: int, budget: int = 16 << 20):
+    first = scheme.signal(0, 1)
+    step = max(1, budget // max(1, first.shape[1] * first.element_size()))
+    for start in range(0, rows, step):
+        yield scheme.signal(start, min(start + step, rows))
