@@ -21,7 +21,7 @@ from posemb_cli.core.schemes.base import length_refusal
 from posemb_cli.core.schemes.protocols import AttentionScheme, PositionScheme
 from posemb_cli.measures.pairs import largest_abs, relative_fit, relative_fit_rows, window_similarity
 from posemb_cli.measures.relative import RelativeDeviation, probe_vectors, relative_deviation
-from posemb_cli.measures.signal_pass import SignalPass, measure_signal, signal_blocks
+from posemb_cli.measures.signal_pass import SignalPass, measure_signal
 
 PAIR_BUDGET = 1 << 22  # all-pairs distances computed exactly up to this many pairs
 UNIQUENESS_EPS = 16  # closest pair must be farther apart than this many dtype epsilons (scaled)
@@ -125,8 +125,11 @@ def _extrapolation(scheme: PositionScheme) -> PropertyScore:
 
 def _determinism(measured: SignalPass) -> PropertyScore:
     same = measured.same
-    return _entry(measured.diff, 0.0, same,
-                  f"{measured.how}: {'bit-identical' if same else 'differ'} over {measured.values:,} values")
+    where = f"{measured.values:,} values"
+    if measured.compared_every > 1:
+        where += (f" of {measured.rows * measured.width:,} (one block in {measured.compared_every}, "
+                  "spread over every position)")
+    return _entry(measured.diff, 0.0, same, f"{measured.how}: {'bit-identical' if same else 'differ'} over {where}")
 
 
 def scorecard(
@@ -174,7 +177,4 @@ def rebuilt_rows(rebuild: Callable[[], PositionScheme] | None) -> dict:
     """``measure_signal``'s ``second`` and ``how`` for a rebuild (or a second read when there is none)."""
     if rebuild is None:
         return {"how": "two reads of the same table (no rebuild available)"}
-    again = rebuild()
-    first = again.signal(0, 1)
-    blocks = signal_blocks(again.signal, int(again.max_ctx), int(first.shape[1]), first.element_size())
-    return {"second": blocks, "how": "two builds from the same settings"}
+    return {"second": rebuild().signal, "how": "two builds from the same settings"}

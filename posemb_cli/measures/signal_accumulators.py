@@ -13,7 +13,7 @@ the sums across blocks).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import torch
 
@@ -44,7 +44,9 @@ class NormsAndNeighbours:
         self.overlap = max_offset
         self.totals = NeighbourTotals(max_offset, device)
         self.low, self.high, self.sum = math.inf, -math.inf, 0.0
-        self.norms: torch.Tensor | None = None  # the last block's norms, for the accumulators after this one
+        # The last block's norms (n,) and dots (b, K) of row p with row p + k, for the accumulators after this one.
+        self.norms: torch.Tensor | None = None
+        self.dots: torch.Tensor | None = None
 
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
         norms = block_norms(rows)  # (n,) float64: the block and its overlap
@@ -53,11 +55,13 @@ class NormsAndNeighbours:
         self.low, self.high = min(self.low, float(own.min())), max(self.high, float(own.max()))
         self.sum += float(own.sum())
         compute = compute_dtype(rows.dtype)
+        self.dots = torch.zeros(stop - start, self.max_offset, dtype=torch.float64, device=rows.device)
         for first in range(start, stop, self.grain):
             last = min(first + self.grain, stop)
             if min(last + self.max_offset, self.rows) <= first + 1:  # the last row has no neighbour after it
                 break
             dots = _band_dots(rows, first - start, last - start, self.max_offset, self.group, compute)  # (b, K)
+            self.dots[first - start:last - start] = dots
             self.totals.fold(dots, norms, start, first, self.rows)
 
     def neighbours(self) -> list[dict]:
@@ -116,48 +120,40 @@ class StridedSample:
 
 
 class NeighbourMinimum:
-    """``pairs.neighbour_min_distance``: the closest pair (p, p + k), k = 1..K, and its exact distance.
+    """The closest pair (p, p + k), k = 1..K, and its exact distance (``pairs.neighbour_min_distance``).
 
-    Reads the norms of ``norms_from`` (fed before it, same block).
+    Squared distances come from the norms and the neighbour dot products that ``norms_from``
+    (fed before it, same block) computed: no product of its own. The first pair (p, then k) at
+    the smallest squared distance is kept and measured exactly in float64 from its two rows.
     """
 
     grain = 1
 
-    def __init__(self, rows: int, width: int, max_offset: int, norms_from: NormsAndNeighbours) -> None:
+    def __init__(self, rows: int, max_offset: int, norms_from: NormsAndNeighbours) -> None:
         self.rows, self.norms_from = rows, norms_from
-        self.max_offset = min(max_offset, rows - 1)
-        self.overlap = self.max_offset
-        self.step = max(2 * self.max_offset, (1 << 16) // max(width, 1))  # small blocks: flops ~ L (b + K) D
+        self.max_offset = max_offset
+        self.overlap = max_offset
         self.best, self.pair, self.rows_of_pair = math.inf, (0, 1), None
 
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
-        if self.max_offset < 1:
-            return
-        compute = compute_dtype(rows.dtype)
-        squares = self.norms_from.norms ** 2  # (n,) float64
+        if start == 0:  # the pair reported when no distance compares (NaN rows): positions 0 and 1
+            self.rows_of_pair = (rows[0].clone(), rows[1].clone())
+        squares = self.norms_from.norms ** 2  # (n,) float64: the block and its overlap
+        dots = self.norms_from.dots  # (b, K) float64
         device = rows.device
-        offsets = torch.arange(1, self.max_offset + 1, device=device)
-        for first in range(start, min(stop, self.rows - 1), self.step):
-            last = min(first + self.step, stop, self.rows - 1)
-            window_stop = min(last + self.max_offset, self.rows)
-            a, b = first - start, last - start
-            gram = (rows[a:b].to(compute) @ rows[a + 1:window_stop - start].to(compute).T).to(torch.float64)
-            local = torch.arange(b - a, device=device)[:, None]
-            column = local + offsets[None, :] - 1  # (b, K): window column of row p + k
-            valid = column < gram.shape[1]
-            dots = gram.gather(1, column.clamp(max=gram.shape[1] - 1))
-            partner = (a + 1 + column).clamp(max=rows.shape[0] - 1)
-            dist2 = torch.where(valid, squares[a:b, None] + squares[partner] - 2 * dots, math.inf)
-            value, flat = float(dist2.min()), int(dist2.argmin())
-            if value < self.best:
-                i = flat // self.max_offset
-                j = i + 1 + flat % self.max_offset
-                self.best, self.pair = value, (first + i, first + j)
-                self.rows_of_pair = (rows[a + i].clone(), rows[a + j].clone())
+        local = torch.arange(stop - start, device=device)[:, None]  # (b, 1)
+        partner = local + torch.arange(1, self.max_offset + 1, device=device)[None, :]  # (b, K), block-relative
+        valid = start + partner < self.rows
+        partner = partner.clamp(max=rows.shape[0] - 1)
+        dist2 = torch.where(valid, squares[:stop - start, None] + squares[partner] - 2 * dots, math.inf)
+        value, flat = float(dist2.min()), int(dist2.argmin())
+        if value < self.best:
+            i = flat // self.max_offset
+            j = i + 1 + flat % self.max_offset
+            self.best, self.pair = value, (start + i, start + j)
+            self.rows_of_pair = (rows[i].clone(), rows[j].clone())
 
     def result(self) -> dict:
-        if self.max_offset < 1:
-            return {"distance": math.inf, "pair": [0, 0]}
         i, j = self.pair
         first, second = self.rows_of_pair
         exact = float(torch.linalg.vector_norm(second.to(torch.float64) - first.to(torch.float64)))
@@ -165,21 +161,47 @@ class NeighbourMinimum:
 
 
 class SignalMatch:
-    """Compares every block with the same rows of a second read (a rebuild), as it goes.
+    """Compares blocks with the same rows of a second read (a rebuild), as the pass goes.
 
     Args:
-        second: consecutive row blocks of the second read, of any sizes, starting at row 0.
+        second: the second read: ``signal(start, stop)`` of a rebuilt scheme, or consecutive row
+            blocks of any sizes from row 0 (a learned table's draw repeated, read in full).
+        rows, width: L and F, to spread the comparison.
+        budget: values compared with a ``signal`` second read: every block while L * F fits, else
+            evenly spread blocks (the first and the last among them) of about that many values.
     """
 
     grain, overlap = 1, 0
 
-    def __init__(self, second: Iterator[torch.Tensor]) -> None:
-        self.second = second
+    def __init__(self, second: Callable[[int, int], torch.Tensor] | Iterator[torch.Tensor], rows: int,
+                 width: int, budget: int) -> None:
+        self.second, self.rows = second, rows
+        self.every = max(1, -(-rows * width // budget))  # compare one block in ``every``
         self.pending: torch.Tensor | None = None
-        self.diff, self.same, self.values = 0.0, True, 0
+        self.diff, self.same, self.values, self.blocks = 0.0, True, 0, 0
 
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
-        need = stop - start
+        index, self.blocks = self.blocks, self.blocks + 1
+        mine = rows[:stop - start]
+        if isinstance(self.second, Iterator):
+            other = self._next_rows(stop - start)
+        elif index % self.every == 0 or stop == self.rows:
+            other = self.second(start, stop)
+        else:
+            return
+        self.values += mine.numel()
+        if other.shape != mine.shape or other.dtype != mine.dtype:
+            self.same, self.diff = False, math.inf
+            return
+        if torch.equal(mine, other.to(mine.device)):
+            return  # bit-identical: no difference to measure
+        self.same = False
+        step = max(1, _NORM_BLOCK_ELEMENTS // max(mine.shape[1], 1))
+        for at in range(0, stop - start, step):
+            a, b = mine[at:at + step].to(torch.float64), other[at:at + step].to(mine.device, torch.float64)
+            self.diff = max(self.diff, float((a - b).abs().max()) if a.numel() else 0.0)
+
+    def _next_rows(self, need: int) -> torch.Tensor:
         parts = [] if self.pending is None else [self.pending]
         have = sum(part.shape[0] for part in parts)
         while have < need:
@@ -190,13 +212,4 @@ class SignalMatch:
             have += part.shape[0]
         other = torch.cat(parts) if len(parts) != 1 else parts[0]
         self.pending = other[need:] if other.shape[0] > need else None
-        other, mine = other[:need], rows[:need]
-        self.values += mine.numel()
-        if other.shape != mine.shape or other.dtype != mine.dtype:
-            self.same, self.diff = False, math.inf
-            return
-        step = max(1, _NORM_BLOCK_ELEMENTS // max(mine.shape[1], 1))
-        for at in range(0, need, step):
-            a, b = mine[at:at + step].to(torch.float64), other[at:at + step].to(mine.device, torch.float64)
-            self.diff = max(self.diff, float((a - b).abs().max()) if a.numel() else 0.0)
-        self.same = self.same and torch.equal(mine, other.to(mine.device))
+        return other[:need]

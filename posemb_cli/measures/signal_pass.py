@@ -28,7 +28,10 @@ from posemb_cli.measures.signal_accumulators import (
     StridedSample,
 )
 
-__all__ = ["SignalPass", "measure_signal", "signal_blocks"]
+__all__ = ["MATCH_BUDGET", "SignalPass", "measure_signal", "signal_blocks"]
+
+# Values of the signal compared with a rebuild: every block up to this, evenly spread blocks above.
+MATCH_BUDGET = 1 << 28
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class SignalPass:
         closest: ``pairs.min_pair_distance``'s dict (strided above the pair budget).
         near: ``pairs.neighbour_min_distance``'s dict.
         diff, same, values: largest |difference| from the second read, whether bit-identical, values compared.
+        compared_every: one block in this many was compared with a rebuild's ``signal`` (1: every block).
         how: what the second read was.
     """
 
@@ -57,6 +61,7 @@ class SignalPass:
     diff: float
     same: bool
     values: int
+    compared_every: int
     how: str
 
 
@@ -73,8 +78,9 @@ def measure_signal(
     *,
     max_offset: int,
     pair_budget: int,
-    second: Iterator[torch.Tensor] | None = None,
+    second: Callable[[int, int], torch.Tensor] | Iterator[torch.Tensor] | None = None,
     how: str = "two reads of the same table (no rebuild available)",
+    match_budget: int = MATCH_BUDGET,
     progress: Callable[[int], None] | None = None,
 ) -> SignalPass:
     """One pass over ``scheme.signal`` feeding every accumulator.
@@ -83,9 +89,10 @@ def measure_signal(
         scheme: any positional scheme; its ``signal(start, stop)`` is read in blocks, never whole.
         max_offset: K, 1 <= K < L.
         pair_budget: the all-pairs distance is exact up to this many pairs, strided above.
-        second: the rows of a second read (a rebuild), in consecutive blocks; by default the
-            scheme's own signal read again.
+        second: the second read (a rebuild): its ``signal(start, stop)``, or its rows in consecutive
+            blocks (read in full); by default the scheme's own signal read again.
         how: what ``second`` is, for the determinism note.
+        match_budget: values compared with a ``signal`` second read; above it, evenly spread blocks.
         progress: called with the number of rows finished after each block.
     """
     rows = int(scheme.max_ctx)
@@ -95,15 +102,16 @@ def measure_signal(
     width, dtype, device = int(first_row.shape[1]), first_row.dtype, first_row.device
     element = first_row.element_size()
     if second is None:
-        second = signal_blocks(scheme.signal, rows, width, element)
+        second = scheme.signal
     stride = sample_stride(rows, pair_budget)
     norms = NormsAndNeighbours(rows, width, max_offset, device)
     bounds, sample = LargestAbs(rows), StridedSample(stride)
-    near, match = NeighbourMinimum(rows, width, max_offset, norms), SignalMatch(second)
+    near, match = NeighbourMinimum(rows, max_offset, norms), SignalMatch(second, rows, width, match_budget)
     with torch.no_grad():
         read_blocks(scheme.signal, rows, [norms, bounds, sample, near, match], width=width, element=element,
                     progress=progress)
         closest = closest_in_sample(sample.sample(), stride)
     return SignalPass(rows=rows, width=width, dtype=dtype, neighbours=norms.neighbours(),
                       norms=norms.norm_stats(width), bounds=bounds.result(), closest=closest,
-                      near=near.result(), diff=match.diff, same=match.same, values=match.values, how=how)
+                      near=near.result(), diff=match.diff, same=match.same, values=match.values,
+                      compared_every=match.every if not isinstance(second, Iterator) else 1, how=how)

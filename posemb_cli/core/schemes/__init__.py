@@ -28,24 +28,17 @@ def build_scheme(name: str, config, *, device, dtype):
 
 
 def rebuild_rows(name: str, config, *, device, dtype):
-    """Scheme ``name`` built again from the settings, as consecutive blocks of its signal's rows.
+    """Scheme ``name`` built again from the settings, as a second read of its signal's rows.
 
     A learned table's draw is repeated block by block (``normal_rows``), so no second (L, D)
-    table is held; every other scheme has no table and is rebuilt, its signal read in blocks.
+    table is held; every other scheme has no table: it is rebuilt and its ``signal`` read.
 
     Returns:
-        An iterator of (b, F) tensors covering rows 0..L-1 in order.
+        An iterator of consecutive (b, F) blocks covering rows 0..L-1 (learned), or the rebuilt
+        scheme's ``signal(start, stop)``.
     """
     if name == "learned":
         from posemb_cli.core.schemes.learned import drawn_rows
 
         return drawn_rows(config, device=device, dtype=dtype)
-    again = build_scheme(name, config, device=device, dtype=dtype)
-    return _blocks_of(again, int(again.max_ctx))
-
-
-def _blocks_of(scheme, rows: int, budget: int = 16 << 20):
-    first = scheme.signal(0, 1)
-    step = max(1, budget // max(1, first.shape[1] * first.element_size()))
-    for start in range(0, rows, step):
-        yield scheme.signal(start, min(start + step, rows))
+    return build_scheme(name, config, device=device, dtype=dtype).signal

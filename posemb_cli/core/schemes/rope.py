@@ -157,8 +157,12 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
                 angles = (steps + base).to(compute)[:, None, None, :]  # (b, 1, 1, h)
                 cos, sin = torch.cos(angles), torch.sin(angles)
             first_out, second_out = self._pairs(out[first - start:last - start].view(rows, count, self.dim))
-            first_out.copy_(cos * first_probe - sin * second_probe)  # (b, N, H, h)
-            second_out.copy_(sin * first_probe + cos * second_probe)
+            # cos a - sin b and sin a + cos b, each product rounded on its own (no fused multiply-add).
+            product = torch.empty(first_out.shape, dtype=compute, device=device)  # (b, N, H, h)
+            torch.mul(cos, first_probe, out=first_out)
+            first_out.sub_(torch.mul(sin, second_probe, out=product))
+            torch.mul(sin, first_probe, out=second_out)
+            second_out.add_(torch.mul(cos, second_probe, out=product))
             first = last
         return out
 
