@@ -38,9 +38,9 @@ def block_norms(rows: torch.Tensor) -> torch.Tensor:
 class NormsAndNeighbours:
     """Row norms (min, sum, max) and cos(row p, row p + k) for k = 1..K, from one norm per row."""
 
-    def __init__(self, rows: int, width: int, max_offset: int, device) -> None:
+    def __init__(self, rows: int, width: int, max_offset: int, device, *, block_rows: int | None = None) -> None:
         self.rows, self.max_offset = rows, max_offset
-        self.grain, self.group = neighbour_block_rows(width, max_offset)
+        self.grain, self.group = neighbour_block_rows(width, max_offset, block_rows)
         self.overlap = max_offset
         self.totals = NeighbourTotals(max_offset, device)
         self.low, self.high, self.sum = math.inf, -math.inf, 0.0

@@ -28,7 +28,7 @@ from posemb_cli.measures.signal_accumulators import (
     StridedSample,
 )
 
-__all__ = ["MATCH_BUDGET", "SignalPass", "measure_signal", "signal_blocks"]
+__all__ = ["MATCH_BUDGET", "SignalPass", "measure_signal"]
 
 # Values of the signal compared with a rebuild: every block up to this, evenly spread blocks above.
 MATCH_BUDGET = 1 << 28
@@ -65,14 +65,6 @@ class SignalPass:
     how: str
 
 
-def signal_blocks(signal: Callable[[int, int], torch.Tensor], rows: int, width: int, element: int,
-                  budget: int = BLOCK_BYTES) -> Iterator[torch.Tensor]:
-    """Rows 0..L-1 of ``signal`` in consecutive blocks of about ``budget`` bytes."""
-    step = max(1, budget // max(1, width * element))
-    for start in range(0, rows, step):
-        yield signal(start, min(start + step, rows))
-
-
 def measure_signal(
     scheme: PositionScheme,
     *,
@@ -81,6 +73,8 @@ def measure_signal(
     second: Callable[[int, int], torch.Tensor] | Iterator[torch.Tensor] | None = None,
     how: str = "two reads of the same table (no rebuild available)",
     match_budget: int = MATCH_BUDGET,
+    block_rows: int | None = None,
+    block_bytes: int = BLOCK_BYTES,
     progress: Callable[[int], None] | None = None,
 ) -> SignalPass:
     """One pass over ``scheme.signal`` feeding every accumulator.
@@ -93,6 +87,8 @@ def measure_signal(
             blocks (read in full); by default the scheme's own signal read again.
         how: what ``second`` is, for the determinism note.
         match_budget: values compared with a ``signal`` second read; above it, evenly spread blocks.
+        block_rows: rows of the neighbour products (by default ``neighbour_similarity``'s).
+        block_bytes: bytes of one block of the signal the reader asks for (a multiple of block_rows rows).
         progress: called with the number of rows finished after each block.
     """
     rows = int(scheme.max_ctx)
@@ -104,12 +100,12 @@ def measure_signal(
     if second is None:
         second = scheme.signal
     stride = sample_stride(rows, pair_budget)
-    norms = NormsAndNeighbours(rows, width, max_offset, device)
+    norms = NormsAndNeighbours(rows, width, max_offset, device, block_rows=block_rows)
     bounds, sample = LargestAbs(rows), StridedSample(stride)
     near, match = NeighbourMinimum(rows, max_offset, norms), SignalMatch(second, rows, width, match_budget)
     with torch.no_grad():
         read_blocks(scheme.signal, rows, [norms, bounds, sample, near, match], width=width, element=element,
-                    progress=progress)
+                    budget=block_bytes, progress=progress)
         closest = closest_in_sample(sample.sample(), stride)
     return SignalPass(rows=rows, width=width, dtype=dtype, neighbours=norms.neighbours(),
                       norms=norms.norm_stats(width), bounds=bounds.result(), closest=closest,

@@ -97,3 +97,14 @@ def test_backward_touches_only_used_rows():
     composer(torch.tensor([[1, 3, 3]])).sum().backward()
     touched = token.weight.grad.abs().sum(1).nonzero().flatten().tolist()
     assert touched == [1, 3]
+
+
+@pytest.mark.parametrize(("rows", "dim", "block_rows"), [(1000, 64, 16), (333, 48, 7), (4097, 100, 512),
+                                                         (50, 3, 16), (17, 1, 16), (3, 5, 16)])
+def test_normal_rows_are_the_whole_draw_block_by_block(rows, dim, block_rows):
+    from posemb_cli.core.embeddings import normal_rows, normal_weight
+
+    whole = normal_weight(rows, dim, 0.02, generator=torch.Generator().manual_seed(9)).detach()
+    blocks = list(normal_rows(rows, dim, 0.02, generator=torch.Generator().manual_seed(9), block_rows=block_rows))
+    assert all(block.shape[1] == dim for block in blocks)
+    assert torch.equal(torch.cat(blocks), whole)
