@@ -114,6 +114,9 @@ def run_schemes(
     Returns:
         The effective config (device resolved, B and T from --ids) and one report per scheme.
     """
+    from posemb_cli.run.allocator import bound_heap
+
+    bound_heap()  # streamed blocks map and unmap their memory: the peak stays a few blocks at any ctx
     run = prepare(config, schemes)
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
     reports = []
