@@ -8,29 +8,47 @@ after a million positions of 1024 features in 8 MiB blocks). A fixed threshold
 keeps every allocation of 4 MiB or more in its own mapping, returned on free, so
 the peak stays a few blocks whatever the context. Elsewhere than glibc this does
 nothing.
+
+Note: once set, glibc's threshold stays fixed (no longer adjusted dynamically);
+after the pass it is set to 32 MiB, the ceiling the dynamic rule would reach.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import sys
+from collections.abc import Iterator
 
 _M_MMAP_THRESHOLD = -3  # mallopt's parameter number in glibc's malloc.h
-_THRESHOLD = 4 << 20
-_done = False
+_STREAMING = 4 << 20  # during a pass: every block in its own mapping
+_AFTER = 32 << 20  # afterwards: glibc's own ceiling, so workspaces (LAPACK's) come from the heap again
 
-__all__ = ["bound_heap"]
+__all__ = ["bounded_heap"]
 
 
-def bound_heap() -> bool:
-    """Fix glibc's mmap threshold at 4 MiB (once per process); whether it was set."""
-    global _done
-    if _done or not sys.platform.startswith("linux"):
-        return _done
+def _mallopt(threshold: int) -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        _done = bool(libc.mallopt(_M_MMAP_THRESHOLD, _THRESHOLD))
+        return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold))
     except (OSError, AttributeError):  # not glibc: its own allocator decides
-        _done = False
-    return _done
+        return False
+
+
+@contextlib.contextmanager
+def bounded_heap() -> Iterator[bool]:
+    """Within: allocations of 4 MiB or more are mapped and unmapped on their own; after: 32 MiB.
+
+    Yields whether the threshold could be set (False off glibc). A fixed low threshold for the
+    whole process would slow other work that allocates large workspaces repeatedly (an SVD ran
+    7x slower), so it is lowered for the streamed pass only.
+    """
+    done = _mallopt(_STREAMING)
+    try:
+        yield done
+    finally:
+        if done:
+            _mallopt(_AFTER)

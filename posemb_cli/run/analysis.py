@@ -21,6 +21,7 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
     from posemb_cli.core.schemes.protocols import AttentionScheme
     from posemb_cli.measures.scorecard import PAIR_BUDGET
     from posemb_cli.measures.signal_pass import measure_signal
+    from posemb_cli.run.allocator import bounded_heap
 
     build = builder or build_scheme
     if given_table is None:
@@ -41,9 +42,10 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         del output
         # One pass over the signal, block by block (the table rows of an additive scheme, what position p
         # carries for rope and alibi): norms, neighbours, the scorecard's sums and the determinism rebuild.
-        measured = measure_signal(position, max_offset=config.max_offset, pair_budget=PAIR_BUDGET,
-                                  progress=progress, **_second_read(name, config, device=device, dtype=dtype,
-                                                                    built=given_table is None, builder=builder))
+        with bounded_heap():  # streamed blocks map and unmap their memory: the peak stays a few blocks
+            measured = measure_signal(position, max_offset=config.max_offset, pair_budget=PAIR_BUDGET,
+                                      progress=progress, **_second_read(name, config, device=device, dtype=dtype,
+                                                                        built=given_table is None, builder=builder))
         if isinstance(position, AttentionScheme):  # nothing is added to the input: its table is zero
             stats = {"rows": int(position.max_ctx), "dim": int(position.dim), "norm_min": 0.0, "norm_mean": 0.0,
                      "norm_max": 0.0}
@@ -114,9 +116,6 @@ def run_schemes(
     Returns:
         The effective config (device resolved, B and T from --ids) and one report per scheme.
     """
-    from posemb_cli.run.allocator import bound_heap
-
-    bound_heap()  # streamed blocks map and unmap their memory: the peak stays a few blocks at any ctx
     run = prepare(config, schemes)
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
     reports = []
