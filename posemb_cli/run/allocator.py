@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 _M_MMAP_THRESHOLD = -3  # mallopt's parameter number in glibc's malloc.h
 _STREAMING = 4 << 20  # during a pass: every block in its own mapping
-_AFTER = 32 << 20  # afterwards: glibc's own ceiling, so workspaces (LAPACK's) come from the heap again
+_AFTER = 8 << 20  # afterwards: workspaces below 8 MiB (LAPACK's) come from the heap again
 
 __all__ = ["bounded_heap"]
 
