@@ -6,6 +6,8 @@ L max context length (rows of a positional table).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import torch
 from torch import nn
 
@@ -26,6 +28,34 @@ def normal_weight(
     """
     weight = torch.empty(rows, dim, dtype=torch.float32).normal_(0.0, std, generator=generator)
     return nn.Parameter(weight.to(device=device, dtype=dtype or torch.float32))
+
+
+def normal_rows(
+    rows: int,
+    dim: int,
+    std: float,
+    *,
+    generator: torch.Generator,
+    device: torch.device | str | None = None,
+    dtype: torch.dtype | None = None,
+    block_rows: int = 1 << 12,
+) -> Iterator[torch.Tensor]:
+    """The rows ``normal_weight`` draws, in consecutive blocks of about ``block_rows``: (b, dim) each.
+
+    torch's CPU normal sampler turns a sequential stream of uniforms into normals 16 at a time, so
+    blocks whose sizes are multiples of 16 values (and a last block of at least 16) continue the
+    stream exactly where one whole draw would: the blocks are the whole table's rows, bit for bit,
+    without the whole table in memory (tests/core/test_embeddings.py checks it).
+    """
+    step = max(16, block_rows // 16 * 16)
+    start = 0
+    while start < rows:
+        stop = min(start + step, rows)
+        if (rows - stop) * dim < 16:  # a short tail would be drawn another way: keep it in this block
+            stop = rows
+        block = torch.empty(stop - start, dim, dtype=torch.float32).normal_(0.0, std, generator=generator)
+        yield block.to(device=device, dtype=dtype or torch.float32)
+        start = stop
 
 
 class TokenEmbedding(nn.Module):
@@ -53,7 +83,7 @@ class TokenEmbedding(nn.Module):
             vocab, dim, init_std, generator=generator, device=device, dtype=dtype))
 
     @property
-    def weight(self) -> nn.Parameter:
+    def weight(self) -> torch.Tensor:
         return self.embedding.weight
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:

@@ -90,6 +90,67 @@ def _band_dots(table: torch.Tensor, start: int, stop: int, max_offset: int, grou
     return band.gather(2, column).reshape(groups * group, max_offset)[:count].to(torch.float64)  # (b, K)
 
 
+def neighbour_block_rows(dim: int, max_offset: int, block_rows: int | None = None) -> tuple[int, int]:
+    """Rows per block and per group of ``neighbour_similarity`` for a width of ``dim`` features.
+
+    Returns:
+        (block_rows, group): block_rows is a multiple of group.
+    """
+    if block_rows is None:
+        block_rows = max(2 * max_offset, _NEIGHBOUR_BLOCK_ELEMENTS // max(dim, 1))
+    group = max(1, min(block_rows, max(_MIN_GROUP_ROWS, max_offset)))
+    return max(group, block_rows // group * group), group
+
+
+class NeighbourTotals:
+    """Float64 sum, count, min and max of cos(row p, row p + k) for k = 1..K, folded block by block."""
+
+    def __init__(self, max_offset: int, device) -> None:
+        self.max_offset = max_offset
+        self.offsets = torch.arange(1, max_offset + 1, device=device)  # (K,)
+        self.total = torch.zeros(max_offset, dtype=torch.float64, device=device)
+        self.count = torch.zeros(max_offset, dtype=torch.float64, device=device)
+        self.low = torch.full((max_offset,), math.inf, dtype=torch.float64, device=device)
+        self.high = torch.full((max_offset,), -math.inf, dtype=torch.float64, device=device)
+
+    def fold(self, dots: torch.Tensor, norms: torch.Tensor, first: int, start: int, rows: int) -> None:
+        """Fold one block: ``dots`` (b, K) for positions start..start+b-1.
+
+        Args:
+            norms: row norms indexed by position - ``first``; they cover the block's partners up to L.
+            rows: L, the signal's length (partners at L or beyond are left out).
+        """
+        device = dots.device
+        local = torch.arange(dots.shape[0], device=device)[:, None]  # (b, 1)
+        partner = start + local + self.offsets[None, :]  # (b, K): row p + k
+        valid = partner < rows
+        partner = partner.clamp(max=rows - 1)
+        denominator = norms[start - first:start - first + dots.shape[0], None] * norms[partner - first]
+        valid &= denominator > 0
+        cosine = dots / torch.where(valid, denominator, 1.0)
+        self.total += torch.where(valid, cosine, 0.0).sum(0)
+        self.count += valid.sum(0)
+        self.low = torch.minimum(self.low, torch.where(valid, cosine, math.inf).amin(0))
+        self.high = torch.maximum(self.high, torch.where(valid, cosine, -math.inf).amax(0))
+
+    def result(self) -> list[dict]:
+        """K dicts ``{"offset": k, "mean": x, "min": x, "max": x}``; NaN and a note where no cosine is defined."""
+        result = []
+        columns = zip(self.total.tolist(), self.count.tolist(), self.low.tolist(), self.high.tolist(), strict=True)
+        for k, (s, n, lo, hi) in enumerate(columns, 1):
+            defined = n > 0
+            entry = {
+                "offset": k,
+                "mean": s / n if defined else math.nan,
+                "min": lo if defined else math.nan,
+                "max": hi if defined else math.nan,
+            }
+            if not defined:  # the same rule for every dtype: norms are float64 of the rows as stored
+                entry["note"] = UNDEFINED_NOTE
+            result.append(entry)
+        return result
+
+
 def neighbour_similarity(
     table: torch.Tensor,
     max_offset: int,
@@ -120,18 +181,10 @@ def neighbour_similarity(
     rows, dim = table.shape
     if not 1 <= max_offset < rows:
         raise ValueError(f"max_offset {max_offset} must be in [1, {rows})")
-    device = table.device
     norms = row_norms(table) if norms is None else norms
     compute = _compute_dtype(table)
-    if block_rows is None:
-        block_rows = max(2 * max_offset, _NEIGHBOUR_BLOCK_ELEMENTS // max(dim, 1))
-    group = max(1, min(block_rows, max(_MIN_GROUP_ROWS, max_offset)))
-    block_rows = max(group, block_rows // group * group)
-    offsets = torch.arange(1, max_offset + 1, device=device)  # (K,)
-    total = torch.zeros(max_offset, dtype=torch.float64, device=device)
-    count = torch.zeros(max_offset, dtype=torch.float64, device=device)
-    low = torch.full((max_offset,), math.inf, dtype=torch.float64, device=device)
-    high = torch.full((max_offset,), -math.inf, dtype=torch.float64, device=device)
+    block_rows, group = neighbour_block_rows(dim, max_offset, block_rows)
+    totals = NeighbourTotals(max_offset, table.device)
     for start, stop in _row_blocks(rows, block_rows):
         window_stop = min(stop + max_offset, rows)
         if window_stop <= start + 1:  # the last row has no neighbour after it
@@ -139,30 +192,7 @@ def neighbour_similarity(
                 progress(stop - start)
             break
         dots = _band_dots(table, start, stop, max_offset, group, compute)  # (b, K)
-        local = torch.arange(stop - start, device=device)[:, None]  # (b, 1)
-        partner = start + local + offsets[None, :]  # (b, K): row p + k
-        valid = partner < rows
-        partner = partner.clamp(max=rows - 1)
-        denominator = norms[start:stop, None] * norms[partner]
-        valid &= denominator > 0
-        cosine = dots / torch.where(valid, denominator, 1.0)
-        total += torch.where(valid, cosine, 0.0).sum(0)
-        count += valid.sum(0)
-        low = torch.minimum(low, torch.where(valid, cosine, math.inf).amin(0))
-        high = torch.maximum(high, torch.where(valid, cosine, -math.inf).amax(0))
+        totals.fold(dots, norms, 0, start, rows)
         if progress is not None:
             progress(stop - start)
-    result = []
-    columns = zip(total.tolist(), count.tolist(), low.tolist(), high.tolist(), strict=True)
-    for k, (s, n, lo, hi) in enumerate(columns, 1):
-        defined = n > 0
-        entry = {
-            "offset": k,
-            "mean": s / n if defined else math.nan,
-            "min": lo if defined else math.nan,
-            "max": hi if defined else math.nan,
-        }
-        if not defined:  # the same rule for every dtype: norms are float64 of the rows as stored
-            entry["note"] = UNDEFINED_NOTE
-        result.append(entry)
-    return result
+    return totals.result()

@@ -23,6 +23,14 @@ def _compute(table: torch.Tensor) -> torch.dtype:
     return torch.float64 if table.dtype == torch.float64 else torch.float32
 
 
+def sample_stride(rows: int, pair_budget: int) -> int:
+    """The smallest stride whose every-``stride``-th positions of ``rows`` have at most ``pair_budget`` pairs."""
+    stride = 1
+    while (count := -(-rows // stride)) * (count - 1) // 2 > pair_budget:
+        stride += 1
+    return stride
+
+
 def min_pair_distance(table: torch.Tensor, *, pair_budget: int) -> dict:
     """Smallest Euclidean distance between two different rows.
 
@@ -32,12 +40,16 @@ def min_pair_distance(table: torch.Tensor, *, pair_budget: int) -> dict:
     Returns:
         ``{"distance", "pair": [i, j], "positions": M, "stride", "pairs", "norm_mean"}``.
     """
-    rows = table.shape[0]
-    stride = 1
-    while (count := -(-rows // stride)) * (count - 1) // 2 > pair_budget:
-        stride += 1
-    index = torch.arange(0, rows, stride, device=table.device)
-    sample = (table if stride == 1 else table[index]).to(_compute(table))  # (M, F)
+    stride = sample_stride(table.shape[0], pair_budget)
+    index = torch.arange(0, table.shape[0], stride, device=table.device)
+    return closest_in_sample(table if stride == 1 else table[index], stride)
+
+
+def closest_in_sample(sample: torch.Tensor, stride: int) -> dict:
+    """``min_pair_distance`` over rows already sampled: row i of ``sample`` is position i * stride."""
+    count = sample.shape[0]
+    device = sample.device
+    sample = sample.to(_compute(sample))  # (M, F)
     norms = row_norms(sample)  # (M,) float64
     squares = norms ** 2
     best, pair = math.inf, (0, min(1, count - 1))
@@ -46,8 +58,8 @@ def min_pair_distance(table: torch.Tensor, *, pair_budget: int) -> dict:
         stop = min(start + block, count - 1)
         gram = (sample[start:stop] @ sample[start:].T).to(torch.float64)  # (b, M - start)
         dist2 = squares[start:stop, None] + squares[None, start:] - 2 * gram
-        rows_i = torch.arange(start, stop, device=table.device)[:, None]
-        cols_j = torch.arange(start, count, device=table.device)[None, :]
+        rows_i = torch.arange(start, stop, device=device)[:, None]
+        cols_j = torch.arange(start, count, device=device)[None, :]
         dist2 = torch.where(cols_j > rows_i, dist2, math.inf)
         value, flat = dist2.min(), int(dist2.argmin())
         if float(value) < best:
@@ -111,6 +123,11 @@ def largest_abs(table: torch.Tensor) -> dict:
         if start < half:
             first = max(first, float(peaks[: half - start].max()))
     return {"max_abs": best, "at": at, "first_half": first, "norm_min": low if rows else 0.0, "norm_max": high}
+
+
+def relative_fit_rows(max_offset: int) -> int:
+    """The most leading rows ``relative_fit`` reads: R <= 2048 rows and the K after them."""
+    return _FIT_ROWS + max(1, max_offset)
 
 
 def relative_fit(table: torch.Tensor, max_offset: int) -> dict:

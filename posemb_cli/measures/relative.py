@@ -58,19 +58,39 @@ def offset_grid(rows: int, max_offset: int) -> tuple[list[int], list[int]]:
     return anchors, offsets
 
 
-def _additive_scores(table: torch.Tensor, q, k, m, n) -> torch.Tensor:
-    rows_m = table[m].to(torch.float64)  # (P, D)
-    rows_n = table[n].to(torch.float64)
+class RowsAt:
+    """Rows of an additive scheme's signal at a few positions, each read once with ``signal(p, p + 1)``.
+
+    No (L, D) table is built: a scheme computed from a formula gives just these rows.
+    """
+
+    def __init__(self, scheme: PositionScheme, positions: list[int]) -> None:
+        wanted = sorted(set(positions))
+        self.index = {position: i for i, position in enumerate(wanted)}
+        self.rows = torch.cat([scheme.signal(p, p + 1) for p in wanted])  # (U, D)
+
+    def __call__(self, positions: torch.Tensor) -> torch.Tensor:
+        where = torch.tensor([self.index[int(p)] for p in positions.tolist()], device=self.rows.device)
+        return self.rows[where].to(torch.float64)  # (P, D)
+
+
+def _additive_scores(rows_at: RowsAt, q, k, m, n) -> torch.Tensor:
+    rows_m = rows_at(m)  # (P, D)
+    rows_n = rows_at(n)
     return ((q.to(torch.float64) + rows_m) * (k.to(torch.float64) + rows_n)).sum(-1)
 
 
 def pair_scores(scheme: PositionScheme, q: torch.Tensor, k: torch.Tensor, m: torch.Tensor,
-                n: torch.Tensor) -> torch.Tensor:
-    """The score of q at each m against k at each n: (P, S) float64, S = 1 unless per head."""
+                n: torch.Tensor, *, rows_at: RowsAt | None = None) -> torch.Tensor:
+    """The score of q at each m against k at each n: (P, S) float64, S = 1 unless per head.
+
+    ``rows_at`` holds the rows of an additive scheme at every position in m and n (read here otherwise).
+    """
     if isinstance(scheme, AttentionScheme):
         scores = scheme.pair_scores(q, k, m, n)
     else:
-        scores = _additive_scores(scheme.table(), q, k, m, n)
+        rows_at = rows_at or RowsAt(scheme, m.tolist() + n.tolist())
+        scores = _additive_scores(rows_at, q, k, m, n)
     scores = scores.to(torch.float64)
     return scores[:, None] if scores.dim() == 1 else scores
 
@@ -80,7 +100,7 @@ def relative_deviation(scheme: PositionScheme, q: torch.Tensor, k: torch.Tensor,
     """Largest |score(m, n) - f(m - n)| over the grid, with f the mean score at each offset.
 
     Args:
-        scheme: a positional scheme (``table()``, or ``pair_scores``).
+        scheme: a positional scheme (its ``signal`` rows, or ``pair_scores``).
         q, k: (D,) query and key vectors, on the scheme's device.
         max_offset: K; offsets 0..K and a few far ones, both signs.
 
@@ -93,11 +113,14 @@ def relative_deviation(scheme: PositionScheme, q: torch.Tensor, k: torch.Tensor,
     signed = sorted({d for d in offsets} | {-d for d in offsets})
     device = q.device
     anchor = torch.tensor(anchors, device=device)
+    rows_at = None
+    if not isinstance(scheme, AttentionScheme):  # the rows at every anchor and anchor + |d|, read once
+        rows_at = RowsAt(scheme, [a + d for a in anchors for d in offsets])
     columns = []
     for d in signed:  # d = m - n; the later of the two sits d (or -d) after the anchor
         later = anchor + abs(d)
         m, n = (later, anchor) if d >= 0 else (anchor, later)
-        columns.append(pair_scores(scheme, q, k, m, n))  # (A, S)
+        columns.append(pair_scores(scheme, q, k, m, n, rows_at=rows_at))  # (A, S)
     scores = torch.stack(columns, dim=1)  # (A, O, S)
     f = scores.mean(dim=0, keepdim=True)  # (1, O, S)
     deviation = (scores - f).abs().max()

@@ -20,14 +20,9 @@ import torch
 from posemb_cli.core.schemes.base import length_refusal
 from posemb_cli.core.schemes.protocols import AttentionScheme, PositionScheme
 from posemb_cli.core.wording import every_nth
-from posemb_cli.measures.pairs import (
-    largest_abs,
-    min_pair_distance,
-    neighbour_min_distance,
-    relative_fit,
-    window_similarity,
-)
+from posemb_cli.measures.pairs import largest_abs, relative_fit, relative_fit_rows, window_similarity
 from posemb_cli.measures.relative import RelativeDeviation, probe_vectors, relative_deviation
+from posemb_cli.measures.signal_pass import SignalPass, measure_signal
 
 PAIR_BUDGET = 1 << 22  # all-pairs distances computed exactly up to this many pairs
 UNIQUENESS_EPS = 16  # closest pair must be farther apart than this many dtype epsilons (scaled)
@@ -78,14 +73,13 @@ def _entry(value: float, threshold: float, passed: bool, note: str, *, applies: 
     return PropertyScore(float(value), float(threshold), bool(passed), note, applies)
 
 
-def _uniqueness(table: torch.Tensor, pair_budget: int, max_offset: int, peak: float) -> PropertyScore:
-    found = min_pair_distance(table, pair_budget=pair_budget)
-    near = neighbour_min_distance(table, max_offset)
+def _uniqueness(measured: SignalPass, max_offset: int) -> PropertyScore:
+    found, near = measured.closest, measured.near
     value, (i, j) = min((found["distance"], found["pair"]), (near["distance"], near["pair"]))
-    eps = torch.finfo(table.dtype).eps if table.dtype.is_floating_point else 0.0
-    threshold = UNIQUENESS_EPS * eps * peak * math.sqrt(table.shape[1])
+    eps = torch.finfo(measured.dtype).eps if measured.dtype.is_floating_point else 0.0
+    threshold = UNIQUENESS_EPS * eps * measured.bounds["max_abs"] * math.sqrt(measured.width)
     where = (f"exact over all {found['pairs']:,} pairs" if found["stride"] == 1 else
-             f"over all pairs of {every_nth(found['stride'])} ({found['positions']:,} of {table.shape[0]:,}) "
+             f"over all pairs of {every_nth(found['stride'])} ({found['positions']:,} of {measured.rows:,}) "
              f"and every pair up to {max_offset} apart")
     note = (f"closest: positions {i} and {j}, {where}; threshold: rounding noise of the table's dtype, "
             f"{UNIQUENESS_EPS:g} x eps x largest |x| x sqrt(width)")
@@ -100,8 +94,10 @@ def _boundedness(found: dict) -> PropertyScore:
     return _entry(found["max_abs"], threshold, found["max_abs"] <= threshold, note)
 
 
-def _relative_fit(table: torch.Tensor, max_offset: int) -> PropertyScore:
-    fit = relative_fit(table, max_offset)
+def _relative_fit(scheme: PositionScheme, max_offset: int) -> PropertyScore:
+    rows = int(scheme.max_ctx)
+    # relative_fit reads at most its first 2048 + K rows: only those are built.
+    fit = relative_fit(scheme.signal(0, min(rows, relative_fit_rows(max_offset))), max_offset)
     note = (f"least squares PE(p+k) ~ M_k PE(p), worst at k={fit['offset']}, over {fit['rows']} rows x "
             f"{fit['features']} features; value = residual / |PE(p+k)|")
     return _entry(fit["residual"], FIT_LIMIT, fit["residual"] <= FIT_LIMIT, note)
@@ -130,19 +126,13 @@ def _extrapolation(scheme: PositionScheme) -> PropertyScore:
     return _entry(2 * ctx, 2 * ctx, True, note)
 
 
-def _determinism(scheme: PositionScheme, rebuild: Callable[[], PositionScheme] | None) -> PropertyScore:
-    first = scheme.signal()
-    if rebuild is None:
-        second, how = scheme.signal(), "two reads of the same table (no rebuild available)"
-    else:
-        second, how = rebuild().signal(), "two builds from the same settings"
-    diff = 0.0
-    step = max(1, (1 << 20) // max(first.shape[1], 1))
-    for start in range(0, first.shape[0], step):
-        a, b = first[start:start + step].to(torch.float64), second[start:start + step].to(torch.float64)
-        diff = max(diff, float((a - b).abs().max()) if a.numel() else 0.0)
-    same = torch.equal(first, second)
-    return _entry(diff, 0.0, same, f"{how}: {'bit-identical' if same else 'differ'} over {first.numel():,} values")
+def _determinism(measured: SignalPass) -> PropertyScore:
+    same = measured.same
+    where = f"{measured.values:,} values"
+    if measured.compared_every > 1:
+        where += (f" of {measured.rows * measured.width:,} (one block in {measured.compared_every}, "
+                  "spread over every position)")
+    return _entry(measured.diff, 0.0, same, f"{measured.how}: {'bit-identical' if same else 'differ'} over {where}")
 
 
 def scorecard(
@@ -153,6 +143,7 @@ def scorecard(
     seed: int = 0,
     probe_std: float = 0.02,
     pair_budget: int = PAIR_BUDGET,
+    measured: SignalPass | None = None,
 ) -> Scorecard:
     """Uniqueness, boundedness, relative expressiveness, extrapolation and determinism of one scheme.
 
@@ -162,20 +153,31 @@ def scorecard(
         max_offset: K, the offsets of the relative checks.
         seed, probe_std: the query/key pair of the q.k relative check.
         pair_budget: all-pairs distances are exact up to this many pairs, strided above.
+        measured: the pass over the signal already made (``measure_signal`` with the same K and
+            budget, its second read a rebuild); by default it is made here, reading ``rebuild``.
     """
     with torch.no_grad():
-        table = scheme.signal()
+        if measured is None:
+            measured = measure_signal(scheme, max_offset=max_offset, pair_budget=pair_budget,
+                                      **rebuilt_rows(rebuild))
         if isinstance(scheme, AttentionScheme):
-            compute = torch.float64 if table.dtype == torch.float64 else torch.float32
-            q, k = probe_vectors(scheme.dim, probe_std, seed=seed, device=table.device, dtype=compute)
+            compute = torch.float64 if measured.dtype == torch.float64 else torch.float32
+            device = scheme.signal(0, 1).device
+            q, k = probe_vectors(scheme.dim, probe_std, seed=seed, device=device, dtype=compute)
             relative = _relative_scores(relative_deviation(scheme, q, k, max_offset=max_offset))
         else:
-            relative = _relative_fit(table, max_offset)
-        bounds = largest_abs(table)
+            relative = _relative_fit(scheme, max_offset)
         return Scorecard(
-            uniqueness=_uniqueness(table, pair_budget, max_offset, bounds["max_abs"]),
-            boundedness=_boundedness(bounds),
+            uniqueness=_uniqueness(measured, max_offset),
+            boundedness=_boundedness(measured.bounds),
             relative=relative,
             extrapolation=_extrapolation(scheme),
-            determinism=_determinism(scheme, rebuild),
+            determinism=_determinism(measured),
         )
+
+
+def rebuilt_rows(rebuild: Callable[[], PositionScheme] | None) -> dict:
+    """``measure_signal``'s ``second`` and ``how`` for a rebuild (or a second read when there is none)."""
+    if rebuild is None:
+        return {"how": "two reads of the same table (no rebuild available)"}
+    return {"second": rebuild().signal, "how": "two builds from the same settings"}

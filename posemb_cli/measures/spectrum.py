@@ -54,8 +54,8 @@ def dominant_periods(scores: np.ndarray) -> tuple[list[float | None], list[int |
     if rows < 2:
         return [None] * scores.shape[1], [None] * scores.shape[1]
     magnitude = np.abs(np.fft.rfft(scores, axis=0))[1:]  # (L//2, k): bins 1..L//2
-    bins = [int(b) + 1 for b in magnitude.argmax(axis=0)]
-    return [rows / b for b in bins], bins
+    bins: list[int | None] = [int(b) + 1 for b in magnitude.argmax(axis=0)]
+    return [rows / b for b in bins if b is not None], bins
 
 
 def _blocks(rows: int, dim: int):

@@ -19,11 +19,10 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
 
     from posemb_cli.core.embeddings import EmbeddingComposer
     from posemb_cli.core.schemes import build_scheme
-    from posemb_cli.measures.neighbours import (
-        neighbour_similarity,
-        norm_stats,
-        row_norms,
-    )
+    from posemb_cli.core.schemes.protocols import AttentionScheme
+    from posemb_cli.measures.scorecard import PAIR_BUDGET
+    from posemb_cli.measures.signal_pass import measure_signal
+    from posemb_cli.run.allocator import bounded_heap
 
     build = builder or build_scheme
     progress.stage("build and forward")
@@ -43,15 +42,19 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
             "output": list(output.shape),
         }
         del output
-        table = position.table()  # (L, D)
-        norms = row_norms(table)
-        progress.stage("neighbour similarity", int(table.shape[0]))
-        # Schemes acting inside attention (rope, alibi) measure what position p carries, not their zero table.
-        signal = position.signal()
-        similarity = neighbour_similarity(signal, config.max_offset, progress=progress.advance,
-                                          norms=norms if position.acts_on == "input" else None)
-        del signal
-        stats = norm_stats(table, norms)
+        # One pass over the signal, block by block (the table rows of an additive scheme, what position p
+        # carries for rope and alibi): norms, neighbours, the scorecard's sums and the determinism rebuild.
+        progress.stage("neighbour similarity", int(position.max_ctx))
+        with bounded_heap():  # streamed blocks map and unmap their memory: the peak stays a few blocks
+            second = _second_read(name, config, device=device, dtype=dtype, built=given_table is None,
+                                  builder=builder)
+            measured = measure_signal(position, max_offset=config.max_offset, pair_budget=PAIR_BUDGET,
+                                      progress=progress.advance, **second)
+        if isinstance(position, AttentionScheme):  # nothing is added to the input: its table is zero
+            stats = {"rows": int(position.max_ctx), "dim": int(position.dim), "norm_min": 0.0, "norm_mean": 0.0,
+                     "norm_max": 0.0}
+        else:  # the signal is the table
+            stats = measured.norms
     if observe is not None:
         progress.stage("pictures")
     pictures = {} if observe is None else observe(name, position)
@@ -63,22 +66,43 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
             token=sum(p.numel() for p in token.parameters()),
             position=sum(p.numel() for p in position.parameters()),
         ),
-        neighbour_similarity=similarity,
+        neighbour_similarity=measured.neighbours,
         table=stats,
         bands=position.bands(),
         signal=_signal_figures(name, position, config, device=device, dtype=dtype, built=given_table is None,
-                               build=build, progress=progress),
+                               build=build, measured=measured, progress=progress),
     )
 
 
-def _signal_figures(name: str, position, config, *, device, dtype, built: bool, build, progress) -> SignalFigures:
+def _second_read(name: str, config, *, device, dtype, built: bool, builder) -> dict:
+    """The rows the determinism check compares with: the scheme built again from the same settings.
+
+    The registry's schemes are rebuilt row block by row block (``rebuild_rows``): a learned table's draw
+    is repeated in blocks, never a second whole table. Without a rebuild (a checkpoint's table), the
+    table is read twice.
+    """
+    from posemb_cli.core.schemes import rebuild_rows
+
+    how = "two builds from the same settings"
+    if not built:
+        return {"how": "two reads of the same table (no rebuild available)"}
+    if builder is None:
+        return {"second": rebuild_rows(name, config, device=device, dtype=dtype), "how": how}
+    from posemb_cli.measures.scorecard import rebuilt_rows
+
+    return rebuilt_rows(lambda: builder(name, config, device=device, dtype=dtype))
+
+
+def _signal_figures(name: str, position, config, *, device, dtype, built: bool, build, measured,
+                    progress) -> SignalFigures:
     """The figures beyond the lesson's (relative check, decay bound, slopes, scorecard)."""
     from posemb_cli.run.diagnostics import signal_figures
 
     def rebuild():
         return build(name, config, device=device, dtype=dtype)
 
-    return signal_figures(position, config, rebuild=rebuild if built else None, progress=progress)
+    return signal_figures(position, config, rebuild=rebuild if built else None, measured=measured,
+                          progress=progress)
 
 
 def run_schemes(

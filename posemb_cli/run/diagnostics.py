@@ -14,6 +14,7 @@ from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.measures.decay import full_turn_pairs, long_term_decay
 from posemb_cli.measures.relative import probe_vectors, relative_deviation
 from posemb_cli.measures.scorecard import scorecard
+from posemb_cli.measures.signal_pass import SignalPass
 from posemb_cli.measures.spectrum import table_spectrum
 from posemb_cli.run.context_bound import context_bound
 from posemb_cli.run.progress import Progress, or_silent
@@ -28,6 +29,7 @@ def signal_figures(
     *,
     rebuild: Callable[[], PositionScheme] | None = None,
     progress: Progress | None = None,
+    measured: SignalPass | None = None,
 ) -> SignalFigures:
     """Every figure of one scheme beyond the lesson's, measured on its tensors.
 
@@ -36,13 +38,14 @@ def signal_figures(
         config: the effective settings (ctx, max_offset, seed, init_std).
         rebuild: builds the same scheme again, for the determinism check.
         progress: hears each stage as it starts.
+        measured: the one pass over the signal already made (its second read the rebuild's rows).
     """
     progress = or_silent(progress)
     with torch.no_grad():
-        table = position.table()
-        compute = torch.float64 if table.dtype == torch.float64 else torch.float32
+        first = position.signal(0, 1)  # one row: its dtype and device, nothing of size L
+        compute = torch.float64 if first.dtype == torch.float64 else torch.float32
         q, k = probe_vectors(position.dim, config.init_std, seed=config.seed + _PROBE_SEED,
-                             device=table.device, dtype=compute)
+                             device=first.device, dtype=compute)
         progress.stage("relative check")
         relative = relative_deviation(position, q, k, max_offset=config.max_offset)
         bands = position.bands()
@@ -50,7 +53,7 @@ def signal_figures(
         ctx = int(position.max_ctx)
         progress.stage("scorecard")
         card = scorecard(position, rebuild=rebuild, max_offset=config.max_offset,
-                         seed=config.seed + _PROBE_SEED, probe_std=config.init_std)
+                         seed=config.seed + _PROBE_SEED, probe_std=config.init_std, measured=measured)
         progress.stage("decay bound and spectrum")
         return SignalFigures(
             acts_on=position.acts_on,
@@ -63,5 +66,7 @@ def signal_figures(
             attention_bias=(position.bias_at_offsets(config.max_offset) if isinstance(position, BiasScheme)
                             else None),
             context_bound=None if frequencies is None else context_bound(position, ctx),
-            spectrum=table_spectrum(table) if frequencies is None and position.acts_on == "input" else None,
+            # A stored table's (learned, checkpoint) principal components: the table itself, no copy.
+            spectrum=(table_spectrum(position.table()) if frequencies is None and position.acts_on == "input"
+                      else None),
         )

@@ -18,25 +18,30 @@ _FLOAT32 = 4
 _INT64 = 8
 
 
+# Schemes whose rows come from a formula, block by block: no (L, D) table is ever held.
+_ANALYTIC = frozenset({"sinusoidal", "rope", "alibi", "none"})
+# The measures' working tensors: a few blocks of the signal (measures/block_reader.py) and their temporaries.
+STREAM_BYTES = 256 << 20
+
+
 def estimate_bytes(config: EmbeddingConfig, schemes: tuple[str, ...]) -> int:
-    """Peak bytes of a compare/inspect run: tables, their float32 draws, the batch and outputs."""
+    """Peak bytes of a compare/inspect run: stored tables, the batch and outputs, and the streamed blocks.
+
+    Analytic schemes (sinusoidal, rope, alibi, none) generate their rows block by block and hold no
+    table; a learned table is held once (its determinism rebuild is drawn again block by block).
+    """
     element = dtype_size(config.dtype)
     vocab, dim, ctx = config.vocab, config.dim, config.ctx
     tokens = config.batch * config.seq_len
     total = vocab * dim * (element + _FLOAT32)  # token table, drawn in float32 then cast
     total += tokens * (_INT64 + dim * element)  # ids and the token vectors
     for name in schemes:
-        total += ctx * dim * element  # the positional table
-        if name == "learned":
-            total += ctx * dim * _FLOAT32  # its float32 draw
+        if name not in _ANALYTIC:
+            total += ctx * dim * element  # the positional table
+        if name == "learned" and config.dtype != "float32":
+            total += ctx * dim * _FLOAT32  # its float32 draw, cast afterwards
         total += tokens * dim * element  # the composer's output
-    total += ctx * 8 * 2  # float64 row norms
-    from posemb_cli.run.position_config import signal_bytes
-
-    # rope's probe fingerprint, kept with its scheme; and the scorecard's second build (determinism).
-    total += sum(signal_bytes(config, name) for name in schemes if name == "rope")
-    total += max((signal_bytes(config, name) for name in schemes), default=0)
-    return total
+    return total + STREAM_BYTES
 
 
 def available_bytes(device: torch.device) -> int | None:

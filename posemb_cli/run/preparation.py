@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 
 _IDS_SEED = 2  # offset from --seed of the random batch
 
-__all__ = ["Prepared", "prepare", "read_batch"]
+# Analytic schemes stream any context in bounded memory, but the time grows with it (about a minute per
+# million positions on two cores): past this many positions a run would not end in a working day.
+MAX_ANALYSED_POSITIONS = 1 << 27
+
+__all__ = ["MAX_ANALYSED_POSITIONS", "Prepared", "prepare", "read_batch"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,10 @@ def prepare(
     from posemb_cli.run.device import resolve_device
     from posemb_cli.run.position_config import settle_position_settings
 
+    if config.ctx > MAX_ANALYSED_POSITIONS:
+        where = (origins or {}).get("ctx", "--ctx")
+        raise PosembError(f"{where}: {config.ctx:,} positions; posemb analyses at most {MAX_ANALYSED_POSITIONS:,} "
+                          "(2**27), and its time grows with the context")
     config, ids = read_batch(settle_position_settings(config, schemes=schemes))
     if check_batch is not None:
         check_batch(config)

@@ -32,10 +32,13 @@ def test_sinusoidal_is_accurate_at_large_positions():
     np.testing.assert_allclose(module.table()[p].numpy(), expected, atol=1e-6)
 
 
-def test_sinusoidal_is_a_buffer_not_a_parameter():
+def test_sinusoidal_has_no_parameters_and_no_table_buffer():
     module = SinusoidalPositionalEmbedding(64, 8)
     assert sum(p.numel() for p in module.parameters()) == 0
-    assert "pe" in dict(module.named_buffers())
+    # Fixed, not learned: its frequencies are buffers; its rows come from the formula, none kept per position.
+    buffers = dict(module.named_buffers())
+    assert "inv_freq" in buffers
+    assert all(buffer.shape[0] < 64 for buffer in buffers.values())
 
 
 def test_sinusoidal_shift_is_a_rotation_per_pair():
@@ -94,3 +97,14 @@ def test_backward_touches_only_used_rows():
     composer(torch.tensor([[1, 3, 3]])).sum().backward()
     touched = token.weight.grad.abs().sum(1).nonzero().flatten().tolist()
     assert touched == [1, 3]
+
+
+@pytest.mark.parametrize(("rows", "dim", "block_rows"), [(1000, 64, 16), (333, 48, 7), (4097, 100, 512),
+                                                         (50, 3, 16), (17, 1, 16), (3, 5, 16)])
+def test_normal_rows_are_the_whole_draw_block_by_block(rows, dim, block_rows):
+    from posemb_cli.core.embeddings import normal_rows, normal_weight
+
+    whole = normal_weight(rows, dim, 0.02, generator=torch.Generator().manual_seed(9)).detach()
+    blocks = list(normal_rows(rows, dim, 0.02, generator=torch.Generator().manual_seed(9), block_rows=block_rows))
+    assert all(block.shape[1] == dim for block in blocks)
+    assert torch.equal(torch.cat(blocks), whole)

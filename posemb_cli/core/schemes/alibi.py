@@ -38,6 +38,7 @@ class AlibiPositionalBias(InAttention, nn.Module):
     """ALiBi with ``heads`` heads over ``dim`` features: no parameters, one (H,) slope buffer."""
 
     acts_on = "attention scores"
+    slopes: torch.Tensor  # (H,) float64 buffer
 
     def __init__(
         self,

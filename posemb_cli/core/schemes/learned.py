@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import torch
 from torch import nn
 
-from posemb_cli.core.embeddings import normal_weight
+from posemb_cli.core.embeddings import normal_rows, normal_weight
 from posemb_cli.core.schemes.base import AdditiveTable, check_length
 from posemb_cli.core.settings import EmbeddingConfig
 
@@ -45,8 +47,17 @@ class LearnedPositionalEmbedding(AdditiveTable, nn.Module):
         return None
 
 
-def build(config: EmbeddingConfig, *, device: torch.device, dtype: torch.dtype) -> LearnedPositionalEmbedding:
+def _generator(config: EmbeddingConfig) -> torch.Generator:
     # Its own stream, derived from the seed, so the table does not depend on what was drawn before.
-    generator = torch.Generator().manual_seed(config.seed + 1)
+    return torch.Generator().manual_seed(config.seed + 1)
+
+
+def drawn_rows(config: EmbeddingConfig, *, device: torch.device, dtype: torch.dtype) -> Iterator[torch.Tensor]:
+    """The rows ``build`` draws, drawn again block by block (no second whole table): (b, D) each."""
+    return normal_rows(config.ctx, config.dim, config.init_std, generator=_generator(config), device=device,
+                       dtype=dtype, block_rows=max(16, (1 << 21) // max(config.dim, 1)))
+
+
+def build(config: EmbeddingConfig, *, device: torch.device, dtype: torch.dtype) -> LearnedPositionalEmbedding:
     return LearnedPositionalEmbedding(
-        config.ctx, config.dim, config.init_std, generator=generator, device=device, dtype=dtype)
+        config.ctx, config.dim, config.init_std, generator=_generator(config), device=device, dtype=dtype)

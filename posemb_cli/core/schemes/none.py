@@ -17,6 +17,7 @@ class NoPositionalEncoding(InAttention, nn.Module):
     """A zero (T, D) additive part for any length; no parameters, no buffers of size L."""
 
     acts_on = "nothing"
+    zero: torch.Tensor  # () buffer
 
     def __init__(self, max_ctx: int, dim: int, *, device: torch.device | str | None = None,
                  dtype: torch.dtype | None = None) -> None:

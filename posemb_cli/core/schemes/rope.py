@@ -47,6 +47,9 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
     """
 
     acts_on = "queries and keys"
+    inv_freq: torch.Tensor  # (h,) float64 buffers: the frequencies as used, and before scaling
+    inv_freq_unscaled: torch.Tensor
+    probes: torch.Tensor  # (N, D) unit probe vectors
 
     def __init__(
         self,
@@ -78,7 +81,6 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
         probes = torch.randn(count, dim, generator=generator, dtype=torch.float64)
         probes /= torch.linalg.vector_norm(probes, dim=1, keepdim=True) * math.sqrt(count)  # rows of unit norm
         self.register_buffer("probes", probes.to(device=device, dtype=_compute_dtype(self.dtype)), persistent=False)
-        self._whole_signal: torch.Tensor | None = None  # rows 0..L-1 of the signal, once computed
 
     def forward(self, seq_len: int) -> torch.Tensor:
         """The additive part: zero, (T, D) as a broadcast view (no memory). Any length is served."""
@@ -128,38 +130,43 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
         """The N probes rotated to positions start..stop-1, side by side: (stop - start, N * D), rows of unit norm.
 
         The cosine between rows p and p + k is the mean over probes of cos(R_p v, R_{p+k} v).
-        Angles are formed in float64 and reduced mod 2 pi once per block start; within a block
-        ``angle(first + j) = angle(first) + angle(j)``, so the per-row work is one add and the trig.
-        The whole table (start 0, stop L) is kept once computed.
+        Angles are formed in float64 on a fixed grid of G positions: with g = p - p mod G,
+        ``angle(p) = (g * inv_freq mod 2 pi) + (j * inv_freq mod 2 pi)`` for j = p - g, so the
+        per-row work is one add and the trig. Every row depends on its position only: any
+        block equals the same rows of the whole signal, bit for bit, and nothing of size L is
+        built or kept.
         """
         stop = self.max_ctx if stop is None else stop
-        whole = start == 0 and stop == self.max_ctx
-        if whole and self._whole_signal is not None:
-            return self._whole_signal
         count, compute, device = self.probes.shape[0], self.probes.dtype, self.probes.device
         frequencies = self.frequencies(max(stop, self.max_ctx)).to(device)  # (h,) float64
-        step = min(max(1, (1 << 22) // (count * self.dim)), max(stop - start, 1))
-        steps = torch.remainder(torch.arange(step, dtype=torch.float64, device=device)[:, None] * frequencies,
-                                2 * math.pi)  # (b, h): angle(j)
+        grid = max(1, (1 << 22) // (count * self.dim))  # G rows: one block of (G, N * D) at most 16 MiB
         first_probe, second_probe = self._pairs(self.probes)  # (N, H, h) each
         cast = uses_cast_recipe(self.dtype)
         out = torch.empty(stop - start, count * self.dim, dtype=compute, device=device)
-        for first in range(start, stop, step):
-            rows = min(step, stop - first)
+        first = start
+        while first < stop:
+            anchor = first - first % grid
+            last = min(anchor + grid, stop)
+            rows = last - first
             if cast:  # float32 positions times float32 frequencies, cos/sin held in the dtype
-                where = torch.arange(first, first + rows, dtype=torch.float64, device=device).to(torch.float32)
+                where = torch.arange(first, last, dtype=torch.float64, device=device).to(torch.float32)
                 angles = (where[:, None] * frequencies.to(torch.float32))[:, None, None, :]  # (b, 1, 1, h)
                 cos, sin = (torch.cos(angles).to(self.dtype).to(compute),
                             torch.sin(angles).to(self.dtype).to(compute))
             else:
-                base = torch.remainder(first * frequencies, 2 * math.pi)  # (h,) float64
-                angles = (steps[:rows] + base).to(compute)[:, None, None, :]  # (b, 1, 1, h)
+                base = torch.remainder(anchor * frequencies, 2 * math.pi)  # (h,) float64
+                offsets = torch.arange(first - anchor, last - anchor, dtype=torch.float64, device=device)
+                steps = torch.remainder(offsets[:, None] * frequencies, 2 * math.pi)  # (b, h): angle(j)
+                angles = (steps + base).to(compute)[:, None, None, :]  # (b, 1, 1, h)
                 cos, sin = torch.cos(angles), torch.sin(angles)
-            first_out, second_out = self._pairs(out[first - start:first - start + rows].view(rows, count, self.dim))
-            first_out.copy_(cos * first_probe - sin * second_probe)  # (b, N, H, h)
-            second_out.copy_(sin * first_probe + cos * second_probe)
-        if whole:
-            self._whole_signal = out
+            first_out, second_out = self._pairs(out[first - start:last - start].view(rows, count, self.dim))
+            # cos a - sin b and sin a + cos b, each product rounded on its own (no fused multiply-add).
+            product = torch.empty(first_out.shape, dtype=compute, device=device)  # (b, N, H, h)
+            torch.mul(cos, first_probe, out=first_out)
+            first_out.sub_(torch.mul(sin, second_probe, out=product))
+            torch.mul(sin, first_probe, out=second_out)
+            second_out.add_(torch.mul(cos, second_probe, out=product))
+            first = last
         return out
 
     def _pairs(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -191,7 +198,7 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
         bands = bands_of(self.inv_freq.tolist(), unscaled)
         if self.scaling.kind != "longrope":
             return bands
-        original = self.scaling.original_ctx
+        original = self.scaling.original_ctx or self.max_ctx  # longrope's switch; always set for longrope
         short, long = (rope_frequencies(self.head_dim, self.base, self.scaling, seq_len=length)[1].tolist()
                        for length in (original, original + 1))
         return [dataclasses.replace(band, inv_freq_short=short[band.pair], inv_freq_long=long[band.pair])

@@ -1,0 +1,130 @@
+"""Long contexts: whole `posemb inspect` processes against `python -c "import torch"`, time and peak RSS.
+
+Each measured process runs under a small Python parent that times it and reads
+its peak resident set (``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``: the
+parent waits for that one child only). Every case alternates with an
+``import torch`` process in the same rounds, so that a busy machine slows both
+alike; figures are ratios to that floor, and peak memory is reported above
+``import torch``'s own peak.
+
+Cases: ``inspect --config`` on a Llama-3.1-8B config.json (131,072 positions,
+llama3 scaling; written here), rope at 1,048,576 and 10,485,760 positions
+(dim 128, head_dim 128), a learned 32768 x 4096 table against the lesson's
+per-offset loop as a whole process, and the scaling curve of rope from 8k to
+10M positions.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+LLAMA31_8B = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+              "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32,
+              "num_key_value_heads": 8, "max_position_embeddings": 131072, "rms_norm_eps": 1e-05,
+              "rope_theta": 500000.0, "vocab_size": 128256, "torch_dtype": "bfloat16",
+              "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                               "original_max_position_embeddings": 8192, "rope_type": "llama3"}}
+
+_MEASURE = """
+import json, resource, subprocess, sys, time
+start = time.perf_counter()
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+wall = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+print(json.dumps({"wall_s": wall, "peak_bytes": peak, "rc": done.returncode, "stderr": done.stderr.decode()[-300:]}))
+"""
+
+# The lesson's per-offset loop on the same seeded learned table, as a whole process.
+_PER_OFFSET = """
+import torch
+from posemb_cli.core.embeddings import normal_weight
+table = normal_weight({rows}, {dim}, 0.02, generator=torch.Generator().manual_seed(1)).detach()
+normalised = table / torch.linalg.vector_norm(table, dim=1, keepdim=True)
+print([(normalised[:-k] * normalised[k:]).sum(1).double().mean().item() for k in range(1, 9)])
+"""
+
+
+def run_once(command: list[str]) -> dict:
+    """Wall time and peak RSS of one fresh process running ``command``."""
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True, text=True, check=True)
+    figures = json.loads(out.stdout)
+    if figures["rc"] != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {figures['stderr']}")
+    return figures
+
+
+def posemb(*flags: str) -> list[str]:
+    return [sys.executable, "-m", "posemb_cli", "inspect", *flags, "--json"]
+
+
+def cases(config_path: str, *, long: bool) -> dict[str, list[str]]:
+    rope = ("--scheme", "rope", "--dim", "128", "--head-dim", "128")
+    found = {
+        "config_llama31_8b": posemb("--config", config_path),
+        "rope_1m": posemb(*rope, "--ctx", "1048576"),
+        "learned_32768x4096": posemb("--scheme", "learned", "--dim", "4096", "--ctx", "32768", "--vocab", "1024"),
+        "per_offset_32768x4096": [sys.executable, "-c", _PER_OFFSET.format(rows=32768, dim=4096)],
+    }
+    if long:
+        found["rope_10m"] = posemb(*rope, "--ctx", "10485760")
+    return found
+
+
+def curve(contexts: list[int]) -> dict[str, list[str]]:
+    return {f"rope_ctx_{ctx}": posemb("--scheme", "rope", "--dim", "128", "--head-dim", "128", "--ctx", str(ctx))
+            for ctx in contexts}
+
+
+def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = None) -> dict:
+    """Every case once per round, each right after an ``import torch`` process; medians per case."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.json"
+        path.write_text(json.dumps(LLAMA31_8B))
+        commands = {**cases(str(path), long=long), **curve(contexts or [])}
+        runs: dict[str, list[dict]] = {name: [] for name in commands}
+        floors: list[dict] = []
+        for _ in range(rounds):
+            for name, command in commands.items():
+                floors.append(run_once([sys.executable, "-c", "import torch"]))
+                runs[name].append(run_once(command))
+                print(f"  {name}: {runs[name][-1]['wall_s']:.1f} s, "
+                      f"{runs[name][-1]['peak_bytes'] / 2**30:.2f} GiB", flush=True)
+    torch_wall = statistics.median(run["wall_s"] for run in floors)
+    torch_peak = max(run["peak_bytes"] for run in floors)
+    results = {}
+    for name, measured in runs.items():
+        wall = statistics.median(run["wall_s"] for run in measured)
+        peak = max(run["peak_bytes"] for run in measured)
+        results[name] = {"wall_s": wall, "ratio_to_import_torch": wall / torch_wall, "peak_bytes": peak,
+                         "peak_above_import_torch_bytes": peak - torch_peak}
+    return {"import_torch": {"wall_s": torch_wall, "peak_bytes": torch_peak}, "cases": results}
+
+
+def report(figures: dict) -> str:
+    floor = figures["import_torch"]
+    lines = [f"Long contexts (import torch: {floor['wall_s']:.2f} s, peak {floor['peak_bytes'] / 2**20:.0f} MiB)",
+             f"{'case':<26}{'wall':>10}{'x torch':>9}{'peak':>11}{'above torch':>13}"]
+    for name, row in figures["cases"].items():
+        lines.append(f"{name:<26}{row['wall_s']:>9.1f}s{row['ratio_to_import_torch']:>8.1f}x"
+                     f"{row['peak_bytes'] / 2**20:>8.0f} MiB{row['peak_above_import_torch_bytes'] / 2**20:>9.0f} MiB")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--no-10m", action="store_true", help="leave out the 10,485,760-position run")
+    parser.add_argument("--curve", action="store_true", help="also the scaling curve, 8k to 10M positions")
+    parser.add_argument("--json", metavar="PATH", help="also write every figure to PATH as JSON")
+    args = parser.parse_args()
+    contexts = [8192, 65536, 524288, 1048576, 4194304, 10485760] if args.curve else []
+    figures = measure(long=not args.no_10m, contexts=contexts)
+    print(report(figures))
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")

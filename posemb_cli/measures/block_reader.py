@@ -1,0 +1,86 @@
+"""One pass over a position signal, block by block, feeding several accumulators.
+
+Notation: L rows (positions), F features, b rows per block, K rows of overlap.
+
+A signal is anything that gives rows on request: ``signal(start, stop)`` ->
+(stop - start, F), a slice of a stored table or rows computed from a formula.
+The reader asks for each block once, with the K rows after it that the
+neighbour measures need, and hands the same tensor to every accumulator; so
+the working memory is a few blocks whatever L is, and no measure walks the
+signal a second time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+import torch
+
+# Bytes of one block of the signal (before any accumulator's temporaries).
+BLOCK_BYTES = 16 << 20
+
+__all__ = ["Accumulator", "BLOCK_BYTES", "block_rows_for", "read_blocks"]
+
+
+class Accumulator(Protocol):
+    """What the reader feeds.
+
+    Attributes:
+        grain: rows the accumulator's own sub-blocks hold; a block of the reader is a multiple of it
+            (except the last), so its sub-blocks fall where they would on the whole table.
+        overlap: rows after each block the accumulator reads (K for neighbour measures).
+    """
+
+    grain: int
+    overlap: int
+
+    def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
+        """Take positions start..stop-1; ``rows`` holds them and up to ``overlap`` rows after: (n, F)."""
+        ...
+
+
+def block_rows_for(width: int, element: int, grain: int, *, budget: int = BLOCK_BYTES) -> int:
+    """Rows per block: the largest multiple of ``grain`` within ``budget`` bytes, at least one ``grain``."""
+    per_row = max(1, width * element)
+    return max(grain, budget // per_row // grain * grain)
+
+
+def read_blocks(
+    signal: Callable[[int, int], torch.Tensor],
+    rows: int,
+    accumulators: Sequence[Accumulator],
+    *,
+    width: int,
+    element: int,
+    budget: int = BLOCK_BYTES,
+    progress: Callable[[int], None] | None = None,
+) -> None:
+    """Read rows 0..L-1 of ``signal`` once, in blocks, and feed each block to every accumulator.
+
+    Args:
+        signal: ``signal(start, stop)`` -> (stop - start, F) rows of the signal.
+        rows: L.
+        accumulators: fed in order, each with the same block.
+        width, element: F and the bytes of one element, to size the blocks to ``budget``.
+        progress: called with the number of rows finished after each block.
+    """
+    grain = 1
+    for accumulator in accumulators:
+        grain = grain * accumulator.grain // _gcd(grain, accumulator.grain)
+    overlap = max((accumulator.overlap for accumulator in accumulators), default=0)
+    block = block_rows_for(width, element, grain, budget=budget)
+    for start in range(0, rows, block):
+        stop = min(start + block, rows)
+        chunk = signal(start, min(stop + overlap, rows))  # (b + K, F)
+        for accumulator in accumulators:
+            accumulator.feed(start, stop, chunk)
+        del chunk
+        if progress is not None:
+            progress(stop - start)
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a

@@ -1,0 +1,221 @@
+"""The accumulators one pass over a position signal feeds (see ``block_reader.py``).
+
+Notation: L rows (positions), F features, K the largest offset, M sampled positions.
+
+Each takes blocks of rows in order and keeps float64 running figures: the row
+norms' range, the neighbour cosines, the largest |x|, a strided sample of rows
+for the all-pairs distance, the closest pair up to K apart, and a comparison
+with a second read of the signal. Each figure equals the one its whole-table
+function in ``neighbours.py`` or ``pairs.py`` gives (to float64 rounding of
+the sums across blocks).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from typing import cast
+
+import torch
+
+from posemb_cli.measures.neighbours import NeighbourTotals, _band_dots, neighbour_block_rows
+
+_NORM_BLOCK_ELEMENTS = 1 << 20
+_PEAK_BLOCK_ELEMENTS = 1 << 22
+
+
+def compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    """float64 signals stay float64; every other dtype is multiplied in float32."""
+    return torch.float64 if dtype == torch.float64 else torch.float32
+
+
+def block_norms(rows: torch.Tensor) -> torch.Tensor:
+    """(n,) float64 Euclidean norm of every row of ``rows`` (n, F), in sub-blocks."""
+    step = max(1, _NORM_BLOCK_ELEMENTS // max(rows.shape[1], 1))
+    return torch.cat([torch.linalg.vector_norm(rows[at:at + step].to(torch.float64), dim=1)
+                      for at in range(0, rows.shape[0], step)] or [rows.new_zeros(0, dtype=torch.float64)])
+
+
+class NormsAndNeighbours:
+    """Row norms (min, sum, max) and cos(row p, row p + k) for k = 1..K, from one norm per row."""
+
+    def __init__(self, rows: int, width: int, max_offset: int, device, *, block_rows: int | None = None) -> None:
+        self.rows, self.max_offset = rows, max_offset
+        self.grain, self.group = neighbour_block_rows(width, max_offset, block_rows)
+        self.overlap = max_offset
+        self.totals = NeighbourTotals(max_offset, device)
+        self.low, self.high, self.sum = math.inf, -math.inf, 0.0
+        # The last block's norms (n,) and dots (b, K) of row p with row p + k, for the accumulators after this one.
+        self.norms: torch.Tensor | None = None
+        self.dots: torch.Tensor | None = None
+
+    def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
+        norms = block_norms(rows)  # (n,) float64: the block and its overlap
+        self.norms = norms
+        own = norms[:stop - start]
+        self.low, self.high = min(self.low, float(own.min())), max(self.high, float(own.max()))
+        self.sum += float(own.sum())
+        compute = compute_dtype(rows.dtype)
+        self.dots = torch.zeros(stop - start, self.max_offset, dtype=torch.float64, device=rows.device)
+        for first in range(start, stop, self.grain):
+            last = min(first + self.grain, stop)
+            if min(last + self.max_offset, self.rows) <= first + 1:  # the last row has no neighbour after it
+                break
+            dots = _band_dots(rows, first - start, last - start, self.max_offset, self.group, compute)  # (b, K)
+            self.dots[first - start:last - start] = dots
+            self.totals.fold(dots, norms, start, first, self.rows)
+
+    def neighbours(self) -> list[dict]:
+        return self.totals.result()
+
+    def norm_stats(self, dim: int) -> dict:
+        """The ``table`` JSON object: rows, width and the smallest, mean and largest row norm."""
+        return {"rows": self.rows, "dim": dim, "norm_min": self.low, "norm_mean": self.sum / self.rows,
+                "norm_max": self.high}
+
+
+class LargestAbs:
+    """``pairs.largest_abs``: largest |x| overall and where, over the first half, and the norms' range."""
+
+    grain, overlap = 1, 0
+
+    def __init__(self, rows: int) -> None:
+        self.half = max(1, (rows + 1) // 2)
+        self.best, self.at, self.first = 0.0, 0, 0.0
+        self.low, self.high = math.inf, 0.0
+
+    def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
+        step = max(1, _PEAK_BLOCK_ELEMENTS // max(rows.shape[1], 1))
+        for first in range(start, stop, step):
+            block = rows[first - start:min(first + step, stop) - start]
+            peaks = block.abs().amax(dim=1)  # (b,) exact in the signal's own dtype
+            norms = torch.linalg.vector_norm(block.to(compute_dtype(rows.dtype)), dim=1)
+            self.low, self.high = min(self.low, float(norms.min())), max(self.high, float(norms.max()))
+            value, where = float(peaks.max()), int(peaks.argmax())
+            if value > self.best:
+                self.best, self.at = value, first + where
+            if first < self.half:
+                self.first = max(self.first, float(peaks[: self.half - first].max()))
+
+    def result(self) -> dict:
+        return {"max_abs": self.best, "at": self.at, "first_half": self.first,
+                "norm_min": self.low if math.isfinite(self.low) else 0.0, "norm_max": self.high}
+
+
+class StridedSample:
+    """Rows 0, s, 2s, ... of the signal, kept for the all-pairs distance (M rows)."""
+
+    grain, overlap = 1, 0
+
+    def __init__(self, stride: int) -> None:
+        self.stride = stride
+        self.parts: list[torch.Tensor] = []
+
+    def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
+        first = -(-start // self.stride) * self.stride  # the first sampled position in the block
+        if first < stop:
+            self.parts.append(rows[first - start:stop - start:self.stride].clone())
+
+    def sample(self) -> torch.Tensor:
+        return torch.cat(self.parts)  # (M, F)
+
+
+class NeighbourMinimum:
+    """The closest pair (p, p + k), k = 1..K, and its exact distance (``pairs.neighbour_min_distance``).
+
+    Squared distances come from the norms and the neighbour dot products that ``norms_from``
+    (fed before it, same block) computed: no product of its own. The first pair (p, then k) at
+    the smallest squared distance is kept and measured exactly in float64 from its two rows.
+    """
+
+    grain = 1
+
+    def __init__(self, rows: int, max_offset: int, norms_from: NormsAndNeighbours) -> None:
+        self.rows, self.norms_from = rows, norms_from
+        self.max_offset = max_offset
+        self.overlap = max_offset
+        self.best, self.pair = math.inf, (0, 1)
+        self.rows_of_pair: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
+        if start == 0:  # the pair reported when no distance compares (NaN rows): positions 0 and 1
+            self.rows_of_pair = (rows[0].clone(), rows[1].clone())
+        norms, dots = self.norms_from.norms, self.norms_from.dots  # (n,) and (b, K) float64: this block's
+        if norms is None or dots is None:
+            raise ValueError("NeighbourMinimum reads the block after NormsAndNeighbours has")
+        squares = norms ** 2
+        device = rows.device
+        local = torch.arange(stop - start, device=device)[:, None]  # (b, 1)
+        partner = local + torch.arange(1, self.max_offset + 1, device=device)[None, :]  # (b, K), block-relative
+        valid = start + partner < self.rows
+        partner = partner.clamp(max=rows.shape[0] - 1)
+        dist2 = torch.where(valid, squares[:stop - start, None] + squares[partner] - 2 * dots, math.inf)
+        value, flat = float(dist2.min()), int(dist2.argmin())
+        if value < self.best:
+            i = flat // self.max_offset
+            j = i + 1 + flat % self.max_offset
+            self.best, self.pair = value, (start + i, start + j)
+            self.rows_of_pair = (rows[i].clone(), rows[j].clone())
+
+    def result(self) -> dict:
+        i, j = self.pair
+        if self.rows_of_pair is None:
+            raise ValueError("NeighbourMinimum.result() before any block was fed")
+        first, second = self.rows_of_pair
+        exact = float(torch.linalg.vector_norm(second.to(torch.float64) - first.to(torch.float64)))
+        return {"distance": exact, "pair": [int(i), int(j)]}
+
+
+class SignalMatch:
+    """Compares blocks with the same rows of a second read (a rebuild), as the pass goes.
+
+    Args:
+        second: the second read: ``signal(start, stop)`` of a rebuilt scheme, or consecutive row
+            blocks of any sizes from row 0 (a learned table's draw repeated, read in full).
+        rows, width: L and F, to spread the comparison.
+        budget: values compared with a ``signal`` second read: every block while L * F fits, else
+            evenly spread blocks (the first and the last among them) of about that many values.
+    """
+
+    grain, overlap = 1, 0
+
+    def __init__(self, second: Callable[[int, int], torch.Tensor] | Iterator[torch.Tensor], rows: int,
+                 width: int, budget: int) -> None:
+        self.second, self.rows = second, rows
+        self.every = max(1, -(-rows * width // budget))  # compare one block in ``every``
+        self.pending: torch.Tensor | None = None
+        self.diff, self.same, self.values, self.blocks = 0.0, True, 0, 0
+
+    def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
+        index, self.blocks = self.blocks, self.blocks + 1
+        mine = rows[:stop - start]
+        if isinstance(self.second, Iterator):
+            other = self._next_rows(stop - start)
+        elif index % self.every == 0 or stop == self.rows:
+            other = self.second(start, stop)
+        else:
+            return
+        self.values += mine.numel()
+        if other.shape != mine.shape or other.dtype != mine.dtype:
+            self.same, self.diff = False, math.inf
+            return
+        if torch.equal(mine, other.to(mine.device)):
+            return  # bit-identical: no difference to measure
+        self.same = False
+        step = max(1, _NORM_BLOCK_ELEMENTS // max(mine.shape[1], 1))
+        for at in range(0, stop - start, step):
+            a, b = mine[at:at + step].to(torch.float64), other[at:at + step].to(mine.device, torch.float64)
+            self.diff = max(self.diff, float((a - b).abs().max()) if a.numel() else 0.0)
+
+    def _next_rows(self, need: int) -> torch.Tensor:
+        parts = [] if self.pending is None else [self.pending]
+        have = sum(part.shape[0] for part in parts)
+        while have < need:
+            part = next(cast(Iterator[torch.Tensor], self.second), None)
+            if part is None:
+                break
+            parts.append(part)
+            have += part.shape[0]
+        other = torch.cat(parts) if len(parts) != 1 else parts[0]
+        self.pending = other[need:] if other.shape[0] > need else None
+        return other[:need]

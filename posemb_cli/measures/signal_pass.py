@@ -1,0 +1,113 @@
+"""Every figure of a position signal that one pass over its rows gives, from that one pass.
+
+Notation: L rows (positions), F features, K the largest offset.
+
+``measure_signal`` reads the signal block by block (``block_reader.py``) and
+feeds, from each block, the row norms, the neighbour cosines at offsets
+1..K, the largest |x|, the strided sample of the all-pairs distance, the
+closest pair up to K apart, and the comparison with a second read (a
+rebuild, for determinism). The working memory is a few blocks whatever L
+is; the sample is at most ``pair_budget`` pairs' worth of rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import torch
+
+from posemb_cli.core.schemes.protocols import PositionScheme
+from posemb_cli.measures.block_reader import BLOCK_BYTES, read_blocks
+from posemb_cli.measures.pairs import closest_in_sample, sample_stride
+from posemb_cli.measures.signal_accumulators import (
+    LargestAbs,
+    NeighbourMinimum,
+    NormsAndNeighbours,
+    SignalMatch,
+    StridedSample,
+)
+
+__all__ = ["MATCH_BUDGET", "SignalPass", "measure_signal"]
+
+# Values of the signal compared with a rebuild: every block up to this, evenly spread blocks above.
+MATCH_BUDGET = 1 << 28
+
+
+@dataclass(frozen=True)
+class SignalPass:
+    """What one pass over an (L, F) signal measured.
+
+    Attributes:
+        rows, width, dtype: L, F and the signal's dtype.
+        neighbours: K dicts ``{"offset", "mean", "min", "max"}`` of cos(row p, row p + k).
+        norms: ``{"rows", "dim", "norm_min", "norm_mean", "norm_max"}`` of the signal's rows.
+        bounds: ``pairs.largest_abs``'s dict.
+        closest: ``pairs.min_pair_distance``'s dict (strided above the pair budget).
+        near: ``pairs.neighbour_min_distance``'s dict.
+        diff, same, values: largest |difference| from the second read, whether bit-identical, values compared.
+        compared_every: one block in this many was compared with a rebuild's ``signal`` (1: every block).
+        how: what the second read was.
+    """
+
+    rows: int
+    width: int
+    dtype: torch.dtype
+    neighbours: list[dict]
+    norms: dict
+    bounds: dict
+    closest: dict
+    near: dict
+    diff: float
+    same: bool
+    values: int
+    compared_every: int
+    how: str
+
+
+def measure_signal(
+    scheme: PositionScheme,
+    *,
+    max_offset: int,
+    pair_budget: int,
+    second: Callable[[int, int], torch.Tensor] | Iterator[torch.Tensor] | None = None,
+    how: str = "two reads of the same table (no rebuild available)",
+    match_budget: int = MATCH_BUDGET,
+    block_rows: int | None = None,
+    block_bytes: int = BLOCK_BYTES,
+    progress: Callable[[int], None] | None = None,
+) -> SignalPass:
+    """One pass over ``scheme.signal`` feeding every accumulator.
+
+    Args:
+        scheme: any positional scheme; its ``signal(start, stop)`` is read in blocks, never whole.
+        max_offset: K, 1 <= K < L.
+        pair_budget: the all-pairs distance is exact up to this many pairs, strided above.
+        second: the second read (a rebuild): its ``signal(start, stop)``, or its rows in consecutive
+            blocks (read in full); by default the scheme's own signal read again.
+        how: what ``second`` is, for the determinism note.
+        match_budget: values compared with a ``signal`` second read; above it, evenly spread blocks.
+        block_rows: rows of the neighbour products (by default ``neighbour_similarity``'s).
+        block_bytes: bytes of one block of the signal the reader asks for (a multiple of block_rows rows).
+        progress: called with the number of rows finished after each block.
+    """
+    rows = int(scheme.max_ctx)
+    if not 1 <= max_offset < rows:
+        raise ValueError(f"max_offset {max_offset} must be in [1, {rows})")
+    first_row = scheme.signal(0, 1)
+    width, dtype, device = int(first_row.shape[1]), first_row.dtype, first_row.device
+    element = first_row.element_size()
+    if second is None:
+        second = scheme.signal
+    stride = sample_stride(rows, pair_budget)
+    norms = NormsAndNeighbours(rows, width, max_offset, device, block_rows=block_rows)
+    bounds, sample = LargestAbs(rows), StridedSample(stride)
+    near, match = NeighbourMinimum(rows, max_offset, norms), SignalMatch(second, rows, width, match_budget)
+    with torch.no_grad():
+        read_blocks(scheme.signal, rows, [norms, bounds, sample, near, match], width=width, element=element,
+                    budget=block_bytes, progress=progress)
+        closest = closest_in_sample(sample.sample(), stride)
+    return SignalPass(rows=rows, width=width, dtype=dtype, neighbours=norms.neighbours(),
+                      norms=norms.norm_stats(width), bounds=bounds.result(), closest=closest,
+                      near=near.result(), diff=match.diff, same=match.same, values=match.values,
+                      compared_every=match.every if not isinstance(second, Iterator) else 1, how=how)
