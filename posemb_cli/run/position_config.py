@@ -124,19 +124,3 @@ def check_default_position_settings(config: EmbeddingConfig, schemes: tuple[str,
         raise PosembError(f"--dim {config.dim}: alibi splits the dim over its {config.heads} heads, "
                           f"so every --dim must be a multiple of {config.heads}")
     return settle_position_settings(config, schemes=schemes)
-
-
-def signal_bytes(config: EmbeddingConfig, name: str) -> int:
-    """Bytes of the signal the metrics and the scorecard read for scheme ``name`` (no torch needed).
-
-    rope: its probe fingerprint, (L, N * D) in float32/64 with N = clamp(1024 // D, 1, 8); alibi: (L, H);
-    none: nothing; a table scheme: its (L, D) table.
-    """
-    element = 8 if config.dtype == "float64" else 4
-    if name == "rope":
-        return config.ctx * max(1, min(8, 1024 // config.dim)) * config.dim * element
-    if name == "alibi":
-        return config.ctx * config.heads * element
-    if name == "none":
-        return 0
-    return config.ctx * config.dim * element
