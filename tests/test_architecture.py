@@ -26,3 +26,18 @@ def test_at_most_four_modules_beside_init_and_main():
 def test_layers_are_packages():
     for layer in ("core", "measures", "sources", "run", "render", "cli"):
         assert (PACKAGE / layer / "__init__.py").is_file(), layer
+
+
+def test_every_module_is_named_in_the_architecture_document():
+    """docs/architecture.md names each module in its layer's row, so a newcomer finds where a module belongs."""
+    import re
+
+    document = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(" `/.py"): line for line in document.splitlines() if line.startswith("| `")}
+    for path in PACKAGE.rglob("*.py"):
+        if path.stem == "__init__":
+            continue
+        parts = path.relative_to(PACKAGE).parts
+        layer = parts[0].removesuffix(".py")
+        assert layer in rows, f"{layer} has no row in docs/architecture.md"
+        assert re.search(rf"`{path.stem}`", rows[layer]), f"{path} is not named in the {layer} row"

@@ -58,19 +58,19 @@ def normal_rows(
         start = stop
 
 
-class TokenEmbedding(nn.Module):
-    """A (V, D) lookup table: (B, T) int64 ids -> (B, T, D) vectors.
+class NormalTable(nn.Module):
+    """A (rows, D) ``nn.Embedding`` whose rows are drawn from N(0, init_std^2) (see ``normal_weight``).
 
     Args:
-        vocab: V, the number of rows.
+        rows: the number of rows (V for tokens, L for learned positions).
         dim: D, the width of each row.
-        init_std: standard deviation of the N(0, std^2) initial rows.
+        init_std: standard deviation of the initial rows.
         generator: the seeded source of the initial rows.
     """
 
     def __init__(
         self,
-        vocab: int,
+        rows: int,
         dim: int,
         init_std: float = 0.02,
         *,
@@ -79,8 +79,13 @@ class TokenEmbedding(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        self.embedding = nn.Embedding(vocab, dim, _weight=normal_weight(
-            vocab, dim, init_std, generator=generator, device=device, dtype=dtype))
+        self.dim = dim
+        self.embedding = nn.Embedding(rows, dim, _weight=normal_weight(
+            rows, dim, init_std, generator=generator, device=device, dtype=dtype))
+
+
+class TokenEmbedding(NormalTable):
+    """A (V, D) lookup table: (B, T) int64 ids -> (B, T, D) vectors."""
 
     @property
     def weight(self) -> torch.Tensor:

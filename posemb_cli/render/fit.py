@@ -17,9 +17,18 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["Fitted", "fits", "folding", "needed_width", "records"]
+__all__ = ["Fitted", "figure_table", "fits", "folding", "needed_width", "records"]
 
 _UNBOUNDED = 100_000
+
+
+def figure_table(title: str, label: str, figures: Sequence[str], caption: str | None = None) -> Table:
+    """A table titled at the left: one text column ``label``, then right-aligned figure columns, none wrapping."""
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    table.add_column(label, no_wrap=True)
+    for name in figures:
+        table.add_column(name, justify="right", no_wrap=True)
+    return table
 
 
 def needed_width(console: Console, options: ConsoleOptions, renderable) -> int:

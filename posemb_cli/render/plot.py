@@ -64,11 +64,7 @@ def _decay_axes(axes, results: list[SchemeReport]) -> None:
         offsets = [row["offset"] for row in (result.neighbour_similarity or [])]
         means = [row["mean"] for row in (result.neighbour_similarity or [])]
         axes.plot(offsets, means, marker="o", markersize=3, label=result.scheme)
-    axes.axhline(0.0, color="grey", linewidth=0.5)
-    axes.set_title("neighbour similarity", fontsize=9)
-    axes.set_xlabel("offset k")
-    axes.set_ylabel("mean cos(row p, row p+k)")
-    axes.legend(fontsize=7)
+    _similarity_frame(axes, "neighbour similarity", "offset k", "mean cos(row p, row p+k)")
 
 
 def _profile_axes(axes, results: list[SchemeReport]) -> None:
@@ -77,10 +73,15 @@ def _profile_axes(axes, results: list[SchemeReport]) -> None:
         if heatmap is not None:
             distances, means = heatmap.distance_profile()
             axes.plot(distances, means, label=result.scheme)
+    _similarity_frame(axes, "similarity over the whole table", "distance (positions)", "block mean cos")
+
+
+def _similarity_frame(axes, title: str, xlabel: str, ylabel: str) -> None:
+    """A zero line, the title, axis labels and the legend of a plot of cosines, one curve per scheme."""
     axes.axhline(0.0, color="grey", linewidth=0.5)
-    axes.set_title("similarity over the whole table", fontsize=9)
-    axes.set_xlabel("distance (positions)")
-    axes.set_ylabel("block mean cos")
+    axes.set_title(title, fontsize=9)
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
     axes.legend(fontsize=7)
 
 

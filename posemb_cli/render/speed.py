@@ -6,7 +6,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from posemb_cli.render.fit import Fitted
+from posemb_cli.render.fit import Fitted, figure_table
 from posemb_cli.render.format import count, general, number, percent
 
 NOISY_SPREAD = 0.25  # interquartile range over the median above which a timing is called noisy
@@ -54,11 +54,10 @@ def sweep_table(rows: list[dict]) -> Fitted:
 
 def _sweep_table(rows: list[dict]) -> Table:
     """One row per configuration: positional parameters and the decay at the first and last offset."""
-    table = Table(title="sweep: one inspect per configuration (--json for every figure)", title_justify="left",
-                  caption="overhead = positional / token parameters (--json: a ratio)", caption_justify="left")
     last = rows[0]["last_offset"] if rows else 0
-    for column in ("scheme", "D", "L", "base", "params", "overhead", "cos k=1", f"cos k={last}"):
-        table.add_column(column, justify="left" if column == "scheme" else "right", no_wrap=True)
+    table = figure_table("sweep: one inspect per configuration (--json for every figure)", "scheme",
+                         ("D", "L", "base", "params", "overhead", "cos k=1", f"cos k={last}"),
+                         caption="overhead = positional / token parameters (--json: a ratio)")
     for row in rows:
         table.add_row(
             row["scheme"], count(row["dim"]), count(row["ctx"]), general(row["base"]), count(row["position_params"]),

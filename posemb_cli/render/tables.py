@@ -8,7 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from posemb_cli.render.fit import Fitted
+from posemb_cli.render.fit import Fitted, figure_table
 from posemb_cli.render.format import BAR_WIDTH, bar, count, general, number, percent, shape
 from posemb_cli.run.report import SchemeReport
 
@@ -37,11 +37,8 @@ def params_table(results: list[SchemeReport]) -> Fitted:
 
 
 def _params_table(results: list[SchemeReport]) -> Table:
-    table = Table(title="Parameters", title_justify="left",
-                  caption="overhead = positional / token (--json: a ratio)", caption_justify="left")
-    table.add_column("scheme", no_wrap=True)
-    for name in ("token", "positional", "total", "overhead"):
-        table.add_column(name, justify="right", no_wrap=True)
+    table = figure_table("Parameters", "scheme", ("token", "positional", "total", "overhead"),
+                         caption="overhead = positional / token (--json: a ratio)")
     for result in results:  # a dash where the model's token table is unknown
         p = result.params
         if p.token is None:

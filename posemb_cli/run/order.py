@@ -9,12 +9,11 @@ is rounding-level (attention is permutation-equivariant); with one it is not.
 from __future__ import annotations
 
 from posemb_cli.core.settings import EmbeddingConfig
+from posemb_cli.run.attention_head import prepare_head
 from posemb_cli.run.documents import OrderReport
 from posemb_cli.run.progress import Progress, or_silent
 
-_WEIGHT_SEED = 4  # offsets from --seed: attention weights, then the permutation
-_PERMUTATION_SEED = 6
-_EQUIVARIANT_EPS = 1000  # rounding level: this many machine epsilons of the largest output
+_PERMUTATION_SEED = 6  # offset from --seed of the permutation (the head's weights: run.attention_head)
 
 
 def _permutation(seq_len: int, seed: int):
@@ -35,27 +34,19 @@ def run_order(config: EmbeddingConfig, schemes: tuple[str, ...], *, progress: Pr
     """
     import torch
 
-    from posemb_cli.core.attention import (
-        attention_weights,
-        permutation_gap,
-        rms_normalize,
-    )
+    from posemb_cli.core.attention import permutation_gap, rms_normalize
     from posemb_cli.core.embeddings import EmbeddingComposer
     from posemb_cli.core.schemes import build_scheme
     from posemb_cli.core.schemes.protocols import BiasScheme, RotaryScheme
-    from posemb_cli.run.preparation import prepare
 
     def scores(settled: EmbeddingConfig) -> int:  # scores, weights and their float64 gaps
         return 6 * settled.batch * settled.seq_len * settled.seq_len * 8
 
     progress = or_silent(progress)
-    progress.stage("prepare the batch")
-    run = prepare(config, schemes, extra_bytes=scores)
+    head = prepare_head(config, schemes, progress, extra_bytes=scores)
+    run, compute, weights, rounding = head.prepared, head.compute, head.weights, head.rounding
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
-    compute = torch.float64 if dtype == torch.float64 else torch.float32
-    weights = attention_weights(config.dim, seed=config.seed + _WEIGHT_SEED, dtype=compute, device=device)
     permutation = _permutation(ids.shape[1], config.seed + _PERMUTATION_SEED).to(device)
-    rounding = _EQUIVARIANT_EPS * torch.finfo(compute).eps
     results = []
     with torch.no_grad():
         for name in schemes:

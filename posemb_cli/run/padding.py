@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
+from posemb_cli.run.attention_head import prepare_head
 from posemb_cli.run.documents import PaddingReport
 from posemb_cli.run.progress import Progress, or_silent
 
 POSITION_IDS = ("arange", "from_mask")
 PAD_ID = 0
-_WEIGHT_SEED = 4  # offset from --seed of the attention weights, as in order
-_INVARIANT_EPS = 1000  # rounding level: this many machine epsilons of the largest output
 
 __all__ = ["POSITION_IDS", "position_ids", "run_padding"]
 
@@ -43,11 +42,10 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
     """
     import torch
 
-    from posemb_cli.core.attention import attention_weights, rms_normalize
+    from posemb_cli.core.attention import rms_normalize
     from posemb_cli.core.masked_attention import masked_self_attention
     from posemb_cli.core.schemes import build_scheme
     from posemb_cli.core.schemes.protocols import BiasScheme, RotaryScheme
-    from posemb_cli.run.preparation import prepare
 
     def fits_padded(settled: EmbeddingConfig) -> None:
         if settled.seq_len + pad > settled.ctx:
@@ -58,17 +56,14 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
         return 6 * settled.batch * (settled.seq_len + pad) ** 2 * 8
 
     progress = or_silent(progress)
-    progress.stage("prepare the batch")
-    run = prepare(config, schemes, extra_bytes=scores, check_batch=fits_padded)
+    head = prepare_head(config, schemes, progress, extra_bytes=scores, check_batch=fits_padded)
+    run, compute, weights, rounding = head.prepared, head.compute, head.weights, head.rounding
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
-    compute = torch.float64 if dtype == torch.float64 else torch.float32
-    weights = attention_weights(config.dim, seed=config.seed + _WEIGHT_SEED, dtype=compute, device=device)
     ids = ids.to(device)
     batch = ids.shape[0]
     padded = torch.cat((torch.full((batch, pad), PAD_ID, dtype=ids.dtype, device=device), ids), dim=1)
     plain_mask = torch.ones_like(ids, dtype=torch.bool)
     padded_mask = torch.cat((torch.zeros(batch, pad, dtype=torch.bool, device=device), plain_mask), dim=1)
-    rounding = _INVARIANT_EPS * torch.finfo(compute).eps
     results = []
     with torch.no_grad():
         for name in schemes:

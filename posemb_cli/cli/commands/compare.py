@@ -7,15 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.commands.real_inputs import (
-    check_plot_flag,
-    check_source_flags,
-    check_source_rows,
-    picture_observer,
-    refuse_conflicts,
-    typed,
-    write_requested_plot,
-)
+from posemb_cli.cli.commands import real_inputs as inputs
 from posemb_cli.cli.output import run_progress, stdout_console, write_json
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.run.config import parse_scheme_list
@@ -44,24 +36,24 @@ def compare(
         checkpoint, key, plot = flags["checkpoint"], flags["key"], flags["plot"]
         position_offset = flags["position_offset"]
         names = parse_scheme_list("--schemes", schemes, scheme_names())
-        check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset)
-        check_plot_flag(plot)
-        observe = picture_observer(terminal=False, plot=plot)
+        inputs.check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset)
+        inputs.check_plot_flag(plot)
+        observe = inputs.picture_observer(terminal=False, plot=plot)
         loaded = None
         if checkpoint is not None:
             from posemb_cli.run.real_models import checkpoint_shape
             from posemb_cli.run.real_sources import table_of_checkpoint
 
             real = table_of_checkpoint(checkpoint, key=key, position_offset=position_offset, command="compare")
-            loaded, vocab_typed = real.loaded, typed(context, "vocab")
+            loaded, vocab_typed = real.loaded, inputs.typed(context, "vocab")
             assert loaded is not None  # table_of_checkpoint refuses every kind without a table
             shape = checkpoint_shape(loaded, flags["vocab"])
             settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
             if loaded.vocab is None:
                 del settled["vocab"]  # unknown token table: --vocab by hand still works
-            refuse_conflicts(context, "--checkpoint", checkpoint, settled)
+            inputs.refuse_conflicts(context, "--checkpoint", checkpoint, settled)
             flags.update(settled)
-            check_source_rows("--checkpoint", checkpoint, shape["ctx"], max_offset=flags["max_offset"],
+            inputs.check_source_rows("--checkpoint", checkpoint, shape["ctx"], max_offset=flags["max_offset"],
                               seq_len=flags["seq_len"])
         config = config_from_flags(flags, schemes=names)
         opt.refuse_unread(context, names)
@@ -72,7 +64,7 @@ def compare(
                                         vocab_typed=vocab_typed)
         else:
             report = run_compare(config, names, progress=progress, observe=observe)
-    write_requested_plot(plot, report, "posemb compare " + ", ".join(r.scheme for r in report.results))
+    inputs.write_requested_plot(plot, report, "posemb compare " + ", ".join(r.scheme for r in report.results))
     if flags["json"]:
         write_json(to_json(report.to_dict()))
         return

@@ -7,15 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.commands.real_inputs import (
-    check_plot_flag,
-    check_source_flags,
-    check_source_rows,
-    picture_observer,
-    refuse_conflicts,
-    typed,
-    write_requested_plot,
-)
+from posemb_cli.cli.commands import real_inputs as inputs
 from posemb_cli.cli.output import run_progress, stderr_console, stdout_console, write_json
 
 if TYPE_CHECKING:
@@ -47,10 +39,10 @@ def inspect(
         name = opt.plain({"scheme": scheme})["scheme"]
         checkpoint, key, position_offset = flags["checkpoint"], flags["key"], flags["position_offset"]
         model_config, plot = flags["model_config"], flags["plot"]
-        check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset,
+        inputs.check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset,
                            model_config=model_config)
-        check_plot_flag(plot)
-        observe = picture_observer(terminal=not (flags["json"] or flags["no_plot"]), plot=plot,
+        inputs.check_plot_flag(plot)
+        observe = inputs.picture_observer(terminal=not (flags["json"] or flags["no_plot"]), plot=plot,
                                    full=flags["pictures"] == "full")
         real: RealModel | None = None
         vocab_typed = False
@@ -62,7 +54,7 @@ def inspect(
                                    position_offset=position_offset)
             assert real is not None  # one of the two was given
             flag, source = ("--checkpoint", checkpoint) if checkpoint is not None else ("--config", model_config)
-            vocab_typed = typed(context, "vocab")
+            vocab_typed = inputs.typed(context, "vocab")
             shape = real_model_shape(real, flags["vocab"], vocab_typed=vocab_typed, ctx=flags["ctx"])
             settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
             if shape["scheme"] is not None:
@@ -75,9 +67,10 @@ def inspect(
                 del settled["ctx"]  # the model states none: --ctx is the user's to give
             if real.vocab is None:
                 del settled["vocab"]  # unknown token table: --vocab by hand still works
-            refuse_conflicts(context, flag, source, settled)
+            inputs.refuse_conflicts(context, flag, source, settled)
             flags.update({key: value for key, value in settled.items() if key != "scheme"})
-            check_source_rows(flag, source, flags["ctx"], max_offset=flags["max_offset"], seq_len=flags["seq_len"])
+            inputs.check_source_rows(flag, source, flags["ctx"], max_offset=flags["max_offset"],
+                                     seq_len=flags["seq_len"])
             for note in real.notes:
                 stderr_console().print(note, markup=False, highlight=False, soft_wrap=True)
         config = config_from_flags(flags, schemes=(name,))
@@ -88,7 +81,7 @@ def inspect(
             report = inspect_real_model(config, real, vocab_typed=vocab_typed, progress=progress, observe=observe)
         else:
             report = run_inspect(config, name, progress=progress, observe=observe)
-    write_requested_plot(plot, report, f"posemb inspect {report.result.scheme}")
+    inputs.write_requested_plot(plot, report, f"posemb inspect {report.result.scheme}")
     if flags["json"]:
         write_json(to_json(report.to_dict()))
         return

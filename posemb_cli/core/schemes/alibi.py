@@ -14,7 +14,7 @@ import math
 import torch
 from torch import nn
 
-from posemb_cli.core.schemes.base import InAttention
+from posemb_cli.core.schemes.base import ZeroInput
 from posemb_cli.core.settings import EmbeddingConfig
 
 
@@ -34,10 +34,9 @@ def alibi_slopes(heads: int) -> list[float]:
     return power_of_two(closest) + alibi_slopes(2 * closest)[0::2][: heads - closest]
 
 
-class AlibiPositionalBias(InAttention, nn.Module):
+class AlibiPositionalBias(ZeroInput, nn.Module):
     """ALiBi with ``heads`` heads over ``dim`` features: no parameters, one (H,) slope buffer."""
 
-    acts_on = "attention scores"
     slopes: torch.Tensor  # (H,) float64 buffer
 
     def __init__(
@@ -57,15 +56,8 @@ class AlibiPositionalBias(InAttention, nn.Module):
         self.register_buffer("slopes", torch.tensor(alibi_slopes(heads), dtype=torch.float64, device=device),
                              persistent=False)
 
-    def forward(self, seq_len: int) -> torch.Tensor:
-        """The additive part: zero, (T, D) as a broadcast view. Any length is served."""
-        return torch.zeros((), dtype=self.dtype, device=self.slopes.device).expand(seq_len, self.dim)
-
-    def table(self) -> torch.Tensor:
-        return self.forward(self.max_ctx)  # (L, D) of zeros
-
-    def bands(self) -> None:
-        return None
+    def anchor(self) -> torch.Tensor:
+        return self.slopes
 
     def bias(self, query_positions: torch.Tensor, key_positions: torch.Tensor) -> torch.Tensor:
         """``-slope_h * |m - n|`` for every query m and key n: (H, Tq, Tk) float64."""

@@ -45,3 +45,28 @@ class InAttention:
 
     def serves(self, length: int) -> bool:
         return True
+
+
+class ZeroInput(InAttention):
+    """A scheme that acts on attention scores: its additive part is zero at every length.
+
+    Subclasses name the tensor whose device the zeros live on (``anchor``).
+    """
+
+    acts_on = "attention scores"
+    max_ctx: int
+    dim: int
+    dtype: torch.dtype
+
+    def anchor(self) -> torch.Tensor:
+        raise NotImplementedError
+
+    def forward(self, seq_len: int) -> torch.Tensor:
+        """The additive part: zero, (T, D) as a broadcast view. Any length is served."""
+        return torch.zeros((), dtype=self.dtype, device=self.anchor().device).expand(seq_len, self.dim)
+
+    def table(self) -> torch.Tensor:
+        return self.forward(self.max_ctx)  # (L, D) of zeros
+
+    def bands(self) -> None:
+        return None

@@ -3,37 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import torch
-from torch import nn
 
-from posemb_cli.core.embeddings import normal_rows, normal_weight
+from posemb_cli.core.embeddings import NormalTable, normal_rows
 from posemb_cli.core.schemes.base import AdditiveTable, check_length
 from posemb_cli.core.settings import EmbeddingConfig
 
 
-class LearnedPositionalEmbedding(AdditiveTable, nn.Module):
+class LearnedPositionalEmbedding(AdditiveTable, NormalTable):
     """``nn.Embedding(L, D)`` looked up with positions 0..T-1.
 
     Adds L * D parameters and cannot serve position L or beyond: that row does
     not exist, so a longer input is refused.
     """
 
-    def __init__(
-        self,
-        max_ctx: int,
-        dim: int,
-        init_std: float = 0.02,
-        *,
-        generator: torch.Generator | None = None,
-        device: torch.device | str | None = None,
-        dtype: torch.dtype | None = None,
-    ) -> None:
-        super().__init__()
+    def __init__(self, max_ctx: int, dim: int, init_std: float = 0.02, **draw: Any) -> None:
+        super().__init__(max_ctx, dim, init_std, **draw)  # draw: generator, device, dtype (NormalTable)
         self.max_ctx = max_ctx
-        self.dim = dim
-        self.embedding = nn.Embedding(max_ctx, dim, _weight=normal_weight(
-            max_ctx, dim, init_std, generator=generator, device=device, dtype=dtype))
 
     def forward(self, seq_len: int) -> torch.Tensor:
         check_length(seq_len, self.max_ctx)

@@ -17,7 +17,7 @@ import math
 import torch
 from torch import nn
 
-from posemb_cli.core.schemes.base import InAttention
+from posemb_cli.core.schemes.base import ZeroInput
 
 __all__ = ["RelativeAttentionBias", "relative_position_bucket"]
 
@@ -52,7 +52,7 @@ def relative_position_bucket(relative_position: torch.Tensor, *, bidirectional: 
     return buckets + torch.where(is_small, relative_position, large)
 
 
-class RelativeAttentionBias(InAttention, nn.Module):
+class RelativeAttentionBias(ZeroInput, nn.Module):
     """A stored (N, H) bias table, looked up by the bucket of the signed distance between key and query.
 
     Args:
@@ -63,7 +63,6 @@ class RelativeAttentionBias(InAttention, nn.Module):
         max_distance: the config's ``relative_attention_max_distance``.
     """
 
-    acts_on = "attention scores"
 
     def __init__(self, weight: torch.Tensor, max_ctx: int, dim: int, *, bidirectional: bool, max_distance: int,
                  device: torch.device | str | None = None, dtype: torch.dtype | None = None) -> None:
@@ -80,15 +79,8 @@ class RelativeAttentionBias(InAttention, nn.Module):
         return relative_position_bucket(relative_position, bidirectional=self.bidirectional,
                                         num_buckets=self.buckets, max_distance=self.max_distance)
 
-    def forward(self, seq_len: int) -> torch.Tensor:
-        """The additive part: zero, (T, D) as a broadcast view. Any length is served."""
-        return torch.zeros((), dtype=self.dtype, device=self.weight.device).expand(seq_len, self.dim)
-
-    def table(self) -> torch.Tensor:
-        return self.forward(self.max_ctx)  # (L, D) of zeros
-
-    def bands(self) -> None:
-        return None
+    def anchor(self) -> torch.Tensor:
+        return self.weight
 
     def bias(self, query_positions: torch.Tensor, key_positions: torch.Tensor) -> torch.Tensor:
         """``weight[bucket(n - m), h]`` for every query m and key n: (H, Tq, Tk) float64."""
