@@ -10,8 +10,10 @@ alike; figures are ratios to that floor, and peak memory is reported above
 Cases: ``inspect --config`` on a Llama-3.1-8B config.json (131,072 positions,
 llama3 scaling; written here), rope at 1,048,576 and 10,485,760 positions
 (dim 128, head_dim 128), a learned 32768 x 4096 table against the lesson's
-per-offset loop as a whole process, and the scaling curve of rope from 8k to
-10M positions.
+per-offset loop as a whole process and against the floor of any such process
+(import torch, draw the table), the same table read from a float32
+safetensors checkpoint (memory-mapped), and the scaling curve of rope from 8k
+to 10M positions.
 """
 
 from __future__ import annotations
@@ -62,13 +64,32 @@ def posemb(*flags: str) -> list[str]:
     return [sys.executable, "-m", "posemb_cli", "inspect", *flags, "--json"]
 
 
-def cases(config_path: str, *, long: bool) -> dict[str, list[str]]:
+# The floor of any process that analyses that table: import torch, then draw it.
+_DRAW = """
+import torch
+from posemb_cli.core.embeddings import normal_weight
+table = normal_weight({rows}, {dim}, 0.02, generator=torch.Generator().manual_seed(1)).detach()
+"""
+
+# A GPT-2-style checkpoint holding a learned 32768 x 4096 float32 table (512 MiB).
+_SAVE = """
+import sys, torch
+from safetensors.torch import save_file
+from posemb_cli.core.embeddings import normal_weight
+table = normal_weight({rows}, {dim}, 0.02, generator=torch.Generator().manual_seed(1)).detach()
+save_file({{"transformer.wpe.weight": table}}, sys.argv[1])
+"""
+
+
+def cases(config_path: str, checkpoint_path: str, *, long: bool) -> dict[str, list[str]]:
     rope = ("--scheme", "rope", "--dim", "128", "--head-dim", "128")
     found = {
         "config_llama31_8b": posemb("--config", config_path),
         "rope_1m": posemb(*rope, "--ctx", "1048576"),
         "learned_32768x4096": posemb("--scheme", "learned", "--dim", "4096", "--ctx", "32768", "--vocab", "1024"),
         "per_offset_32768x4096": [sys.executable, "-c", _PER_OFFSET.format(rows=32768, dim=4096)],
+        "draw_floor_32768x4096": [sys.executable, "-c", _DRAW.format(rows=32768, dim=4096)],
+        "checkpoint_32768x4096": posemb("--checkpoint", checkpoint_path),
     }
     if long:
         found["rope_10m"] = posemb(*rope, "--ctx", "10485760")
@@ -85,7 +106,9 @@ def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "config.json"
         path.write_text(json.dumps(LLAMA31_8B))
-        commands = {**cases(str(path), long=long), **curve(contexts or [])}
+        checkpoint = Path(folder) / "model.safetensors"
+        subprocess.run([sys.executable, "-c", _SAVE.format(rows=32768, dim=4096), str(checkpoint)], check=True)
+        commands = {**cases(str(path), str(checkpoint), long=long), **curve(contexts or [])}
         runs: dict[str, list[dict]] = {name: [] for name in commands}
         floors: list[dict] = []
         for _ in range(rounds):
@@ -123,7 +146,8 @@ if __name__ == "__main__":
     parser.add_argument("--curve", action="store_true", help="also the scaling curve, 8k to 10M positions")
     parser.add_argument("--json", metavar="PATH", help="also write every figure to PATH as JSON")
     args = parser.parse_args()
-    contexts = [8192, 65536, 524288, 1048576, 4194304, 10485760] if args.curve else []
+    # 1,048,576 and 10,485,760 are cases of their own (rope_1m, rope_10m).
+    contexts = [8192, 65536, 524288, 4194304] if args.curve else []
     figures = measure(long=not args.no_10m, contexts=contexts)
     print(report(figures))
     if args.json:

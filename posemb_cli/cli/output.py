@@ -46,7 +46,8 @@ class _StageBar:
         self._progress, self._task = progress, task
 
     def stage(self, name: str, total: int | None = None) -> None:
-        self._progress.update(self._task, description=name, total=total, completed=0)
+        # Drawn at once: a stage shorter than the refresh interval is still seen.
+        self._progress.update(self._task, description=name, total=total, completed=0, refresh=True)
 
     def advance(self, done: int = 1) -> None:
         self._progress.advance(self._task, done)

@@ -18,7 +18,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-_BLOCK_ELEMENTS = 1 << 20  # m values times F per block
+_TILE = 2048  # G: consecutive distances one column of a block covers
+_BLOCK_COLUMNS = 512  # the most columns of one block: G * 512 distances, 8 MiB of float64 sums
 _BASE_CEILING = 1e300
 _RELATIVE_TOLERANCE = 1e-4
 
@@ -33,17 +34,33 @@ def cosine_sum(inv_freq: np.ndarray, distances: np.ndarray) -> np.ndarray:
 def first_negative(inv_freq: np.ndarray, limit: int) -> int | None:
     """The first distance m in [1, limit) with B(m) < 0, scanned in blocks; None when there is none.
 
+    The distances are split as m = s + j, s a multiple of the tile G and 0 <= j < G, so that
+    ``cos(m theta) = cos(j theta) cos(s theta) - sin(j theta) sin(s theta)``: the sums of a
+    block of tiles are one (G, 2F) x (2F, C) matrix product of cosines and sines computed once
+    per j and once per s, instead of F cosines per distance. Blocks grow from one tile, so an
+    early crossing is found after a few thousand distances.
+
     Args:
         inv_freq: (F,) float64 frequencies as used (after any scaling).
         limit: distances scanned are 1..limit-1.
     """
     freq = np.asarray(inv_freq, dtype=np.float64)
-    step = max(1, _BLOCK_ELEMENTS // max(freq.shape[0], 1))
-    for start in range(1, limit, step):
-        distances = np.arange(start, min(limit, start + step), dtype=np.float64)
-        negative = np.flatnonzero(cosine_sum(freq, distances) < 0)
+    if limit <= 1:
+        return None
+    tile = min(_TILE, limit)
+    within = np.arange(tile, dtype=np.float64)[:, None] * freq[None, :]  # (G, F): j theta
+    inner = np.concatenate((np.cos(within), -np.sin(within)), axis=1)  # (G, 2F)
+    first, columns = 0, 1
+    while first < limit:
+        starts = np.arange(first, min(limit, first + columns * tile), tile, dtype=np.float64)  # (C,) values of s
+        outer = starts[:, None] * freq[None, :]  # (C, F): s theta
+        sums = np.concatenate((np.cos(outer), np.sin(outer)), axis=1) @ inner.T  # (C, G): B(s + j)
+        distances = first + np.arange(sums.size)  # row-major: s ascending, then j
+        negative = np.flatnonzero((sums.ravel() < 0) & (distances >= 1) & (distances < limit))
         if negative.size:
-            return start + int(negative[0])
+            return int(distances[negative[0]])
+        first += starts.size * tile
+        columns = min(2 * columns, _BLOCK_COLUMNS)
     return None
 
 

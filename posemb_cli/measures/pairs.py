@@ -14,6 +14,7 @@ import torch
 from posemb_cli.measures.neighbours import neighbour_similarity, row_norms
 
 _BLOCK_ELEMENTS = 1 << 22
+_GRAM_ELEMENTS = 1 << 19  # (b, M) distances per block of the all-pairs search: ~4 MiB per float64 temporary
 _FIT_ROWS = 2048
 _FIT_FEATURES = 256
 _FIT_OFFSETS = 8
@@ -53,7 +54,7 @@ def closest_in_sample(sample: torch.Tensor, stride: int) -> dict:
     norms = row_norms(sample)  # (M,) float64
     squares = norms ** 2
     best, pair = math.inf, (0, min(1, count - 1))
-    block = max(1, _BLOCK_ELEMENTS // max(count, 1))
+    block = max(1, _GRAM_ELEMENTS // max(count, 1))
     for start in range(0, count - 1, block):
         stop = min(start + block, count - 1)
         gram = (sample[start:stop] @ sample[start:].T).to(torch.float64)  # (b, M - start)

@@ -20,8 +20,10 @@ import torch
 
 from posemb_cli.measures.neighbours import NeighbourTotals, _band_dots, neighbour_block_rows
 
-_NORM_BLOCK_ELEMENTS = 1 << 20
-_PEAK_BLOCK_ELEMENTS = 1 << 22
+# Values per sub-block of the float64 norms: their temporaries stay below the C heap's mmap
+# threshold during the pass (run/allocator.py), so they are reused, not mapped anew.
+_NORM_BLOCK_ELEMENTS = 1 << 18
+_PEAK_BLOCK_ELEMENTS = 1 << 22  # rows of a peak sub-block: its reductions make no copy
 
 
 def compute_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -32,7 +34,8 @@ def compute_dtype(dtype: torch.dtype) -> torch.dtype:
 def block_norms(rows: torch.Tensor) -> torch.Tensor:
     """(n,) float64 Euclidean norm of every row of ``rows`` (n, F), in sub-blocks."""
     step = max(1, _NORM_BLOCK_ELEMENTS // max(rows.shape[1], 1))
-    return torch.cat([torch.linalg.vector_norm(rows[at:at + step].to(torch.float64), dim=1)
+    # dtype= casts inside the reduction: the same float64 norms as a float64 copy's, without the copy.
+    return torch.cat([torch.linalg.vector_norm(rows[at:at + step], dim=1, dtype=torch.float64)
                       for at in range(0, rows.shape[0], step)] or [rows.new_zeros(0, dtype=torch.float64)])
 
 
@@ -88,7 +91,9 @@ class LargestAbs:
         step = max(1, _PEAK_BLOCK_ELEMENTS // max(rows.shape[1], 1))
         for first in range(start, stop, step):
             block = rows[first - start:min(first + step, stop) - start]
-            peaks = block.abs().amax(dim=1)  # (b,) exact in the signal's own dtype
+            # (b,) the largest |x| of each row, exact in the signal's dtype, from its largest and smallest value
+            # (two reductions, no |x| copy; NaN stays NaN).
+            peaks = torch.maximum(block.amax(dim=1), block.amin(dim=1).neg())
             norms = torch.linalg.vector_norm(block.to(compute_dtype(rows.dtype)), dim=1)
             self.low, self.high = min(self.low, float(norms.min())), max(self.high, float(norms.max()))
             value, where = float(peaks.max()), int(peaks.argmax())
@@ -103,21 +108,31 @@ class LargestAbs:
 
 
 class StridedSample:
-    """Rows 0, s, 2s, ... of the signal, kept for the all-pairs distance (M rows)."""
+    """Rows 0, s, 2s, ... of the signal, kept for the all-pairs distance (M rows).
+
+    The (M, F) sample is allocated once, at the first block, so that no small allocation
+    outlives a block in between the blocks' own (which would fragment the C heap).
+    """
 
     grain, overlap = 1, 0
 
-    def __init__(self, stride: int) -> None:
+    def __init__(self, stride: int, rows: int) -> None:
         self.stride = stride
-        self.parts: list[torch.Tensor] = []
+        self.count = -(-rows // stride)  # M
+        self.rows: torch.Tensor | None = None
 
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
+        if self.rows is None:
+            self.rows = rows.new_empty(self.count, rows.shape[1])
         first = -(-start // self.stride) * self.stride  # the first sampled position in the block
         if first < stop:
-            self.parts.append(rows[first - start:stop - start:self.stride].clone())
+            taken = rows[first - start:stop - start:self.stride]
+            self.rows[first // self.stride:first // self.stride + taken.shape[0]] = taken
 
     def sample(self) -> torch.Tensor:
-        return torch.cat(self.parts)  # (M, F)
+        if self.rows is None:
+            raise ValueError("StridedSample.sample() before any block was fed")
+        return self.rows  # (M, F)
 
 
 class NeighbourMinimum:

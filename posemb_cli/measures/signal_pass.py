@@ -101,7 +101,7 @@ def measure_signal(
         second = scheme.signal
     stride = sample_stride(rows, pair_budget)
     norms = NormsAndNeighbours(rows, width, max_offset, device, block_rows=block_rows)
-    bounds, sample = LargestAbs(rows), StridedSample(stride)
+    bounds, sample = LargestAbs(rows), StridedSample(stride, rows)
     near, match = NeighbourMinimum(rows, max_offset, norms), SignalMatch(second, rows, width, match_budget)
     with torch.no_grad():
         read_blocks(scheme.signal, rows, [norms, bounds, sample, near, match], width=width, element=element,

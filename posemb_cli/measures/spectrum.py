@@ -24,6 +24,7 @@ import numpy as np
 TOP = 8
 _EXACT_ELEMENTS = 1 << 22  # L * D up to which the SVD is exact
 _BLOCK_ELEMENTS = 1 << 22
+_TOTAL_ELEMENTS = 1 << 20
 _OVERSAMPLE = 8
 _POWER_ITERATIONS = 2
 _SEED = 0
@@ -58,8 +59,8 @@ def dominant_periods(scores: np.ndarray) -> tuple[list[float | None], list[int |
     return [rows / b for b in bins if b is not None], bins
 
 
-def _blocks(rows: int, dim: int):
-    step = max(1, _BLOCK_ELEMENTS // max(dim, 1))
+def _blocks(rows: int, dim: int, elements: int = _BLOCK_ELEMENTS):
+    step = max(1, elements // max(dim, 1))
     return [(start, min(rows, start + step)) for start in range(0, rows, step)]
 
 
@@ -89,7 +90,9 @@ def _randomized(table, mean, top: int):
         q, _ = torch.linalg.qr(times(z))
     small = transposed_times(q).T  # (r, D) = Q^T (X - mean)
     u_small, singular, _ = torch.linalg.svd(small.to(torch.float64), full_matrices=False)
-    total = sum(float(((table[a:b].to(torch.float64) - mean.to(torch.float64)) ** 2).sum()) for a, b in blocks)
+    # The total variance in float64, in smaller blocks: three float64 temporaries of 8 MiB at most.
+    total = sum(float(((table[a:b].to(torch.float64) - mean.to(torch.float64)) ** 2).sum())
+                for a, b in _blocks(rows, dim, _TOTAL_ELEMENTS))
     return (q.to(torch.float64) @ u_small)[:, :top] * singular[:top], singular[:top], total
 
 

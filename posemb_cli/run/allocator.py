@@ -22,20 +22,37 @@ import sys
 from collections.abc import Iterator
 
 _M_MMAP_THRESHOLD = -3  # mallopt's parameter number in glibc's malloc.h
-_STREAMING = 4 << 20  # during a pass: every block in its own mapping
+_STREAMING = 64 << 20  # during a pass: every block in its own mapping
 _AFTER = 8 << 20  # afterwards: workspaces below 8 MiB (LAPACK's) come from the heap again
 
 __all__ = ["bounded_heap"]
 
 
-def _mallopt(threshold: int) -> bool:
+def _libc():
     if not sys.platform.startswith("linux"):
-        return False
+        return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold))
-    except (OSError, AttributeError):  # not glibc: its own allocator decides
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+
+
+def _mallopt(threshold: int) -> bool:
+    try:
+        libc = _libc()
+        return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold)) if libc is not None else False
+    except AttributeError:  # not glibc: its own allocator decides
         return False
+
+
+def _trim() -> None:
+    """Give the heap's free pages back to the system (glibc's ``malloc_trim``), where there is one."""
+    try:
+        libc = _libc()
+        if libc is not None:
+            libc.malloc_trim(0)
+    except AttributeError:
+        pass
 
 
 @contextlib.contextmanager
@@ -52,3 +69,4 @@ def bounded_heap() -> Iterator[bool]:
     finally:
         if done:
             _mallopt(_AFTER)
+            _trim()  # the pass's freed blocks and sample: returned before the next stage allocates

@@ -1,6 +1,7 @@
 """Read named tensors from real model files without running any code in them.
 
-Formats: ``.safetensors`` (one tensor read at a time), PyTorch ``.bin``/``.pt``
+Formats: ``.safetensors`` (one tensor read at a time; float tensors memory-mapped by
+``sources.safetensors_map``), PyTorch ``.bin``/``.pt``
 state dicts (``weights_only=True``: a pickle that needs code is refused),
 ``.npy``/``.npz`` (``allow_pickle=False``), ``.gguf`` (``sources.gguf_file``), and a model directory holding
 ``model.safetensors`` (or its sharded index) or ``pytorch_model.bin`` beside
@@ -117,6 +118,11 @@ def _open_safetensors(path: str, flag: str, model_config: dict | None) -> Tensor
                           f"({brief(str(exc).split(': ')[-1])}); give a smaller file") from None
 
     def read(name: str):
+        from posemb_cli.sources.safetensors_map import mapped_tensor
+
+        mapped = mapped_tensor(path, name)  # a float tensor: a view of the file's memory map, no copy
+        if mapped is not None:
+            return mapped
         with safe_open(path, framework="pt", device="cpu") as handle:
             return handle.get_tensor(name)  # only this tensor's bytes are read
 

@@ -26,6 +26,8 @@ from posemb_cli.core.schemes.base import InAttention
 from posemb_cli.core.schemes.rope_scaling import SEQ_LEN_KINDS, RopeScaling, rope_frequencies
 from posemb_cli.core.settings import EmbeddingConfig
 
+_ROTATE_VALUES = 1 << 18  # values of the signal rotated at once (the product buffer holds half as many)
+
 _PROBE_FEATURES = 1024  # N * D of the probe signal: N = clamp(1024 // D, 1, 8)
 
 
@@ -159,13 +161,20 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
                 steps = torch.remainder(offsets[:, None] * frequencies, 2 * math.pi)  # (b, h): angle(j)
                 angles = (steps + base).to(compute)[:, None, None, :]  # (b, 1, 1, h)
                 cos, sin = torch.cos(angles), torch.sin(angles)
-            first_out, second_out = self._pairs(out[first - start:last - start].view(rows, count, self.dim))
-            # cos a - sin b and sin a + cos b, each product rounded on its own (no fused multiply-add).
-            product = torch.empty(first_out.shape, dtype=compute, device=device)  # (b, N, H, h)
-            torch.mul(cos, first_probe, out=first_out)
-            first_out.sub_(torch.mul(sin, second_probe, out=product))
-            torch.mul(sin, first_probe, out=second_out)
-            second_out.add_(torch.mul(cos, second_probe, out=product))
+            # Rows in slices of at most _ROTATE_VALUES values, so the product buffer (reused) stays small.
+            step = max(1, _ROTATE_VALUES // (count * self.dim))
+            product = torch.empty(min(step, rows), count, self.dim // 2, dtype=compute, device=device)
+            for at in range(0, rows, step):
+                upto = min(at + step, rows)
+                block = out[first - start + at:first - start + upto].view(upto - at, count, self.dim)
+                first_out, second_out = self._pairs(block)  # (s, N, H, h) each
+                cosine, sine = cos[at:upto], sin[at:upto]
+                scratch = product[:upto - at].view(first_out.shape)
+                # cos a - sin b and sin a + cos b, each product rounded on its own (no fused multiply-add).
+                torch.mul(cosine, first_probe, out=first_out)
+                first_out.sub_(torch.mul(sine, second_probe, out=scratch))
+                torch.mul(sine, first_probe, out=second_out)
+                second_out.add_(torch.mul(cosine, second_probe, out=scratch))
             first = last
         return out
 
