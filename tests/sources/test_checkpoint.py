@@ -50,7 +50,16 @@ def test_safetensors_reads_only_the_position_tensor(tmp_path, monkeypatch):
             read.append(name)
             return self.inner.get_tensor(name)
 
+    from posemb_cli.sources import safetensors_map
+
+    mapped = safetensors_map.mapped_tensor
+
+    def mapped_spy(path, name):  # float tensors are read as views of the file's map
+        read.append(name)
+        return mapped(path, name)
+
     monkeypatch.setattr("safetensors.safe_open", Spy)
+    monkeypatch.setattr(safetensors_map, "mapped_tensor", mapped_spy)
     load_checkpoint(str(tmp_path / "m.safetensors"))
     assert read == ["transformer.wpe.weight"]
 
