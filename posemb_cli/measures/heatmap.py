@@ -76,29 +76,57 @@ def heatmap_of_rows(read_rows: Callable, rows: int, dim: int, size: int, *, devi
 
     For signals that are computed rather than stored, such as RoPE's rotated probes.
     """
-    import torch
-
     if device is None:  # where the rows live
         device = read_rows(0, 1).device
-    edges = bin_edges(rows, size)
-    cells = len(edges) - 1
-    sums = torch.zeros(cells, dim, dtype=torch.float64, device=device)  # (n, D): sum of unit rows per bin
-    counts = torch.zeros(cells, dtype=torch.float64, device=device)
+    sums = HeatmapSums(rows, dim, size, device)
     step = max(1, _BLOCK_ELEMENTS // max(dim, 1))
-    for cell in range(cells):  # bins are contiguous: each block of rows belongs to one bin
-        for start in range(int(edges[cell]), int(edges[cell + 1]), step):
-            stop = min(start + step, int(edges[cell + 1]))
-            block = read_rows(start, stop).to(device=device)  # (b, D)
-            if block.dtype != torch.float64:
-                block = block.to(torch.float32)  # unit rows in float32, sums in float64
-            norms = torch.linalg.vector_norm(block, dim=1)
-            nonzero = norms > 0
-            units = block / torch.where(nonzero, norms, 1.0)[:, None]  # (b, D); zero rows stay zero
-            sums[cell] += units.sum(0, dtype=torch.float64)
-            counts[cell] += nonzero.sum()
-    gram = (sums @ sums.T).cpu().numpy()  # (n, n)
-    counts_np = counts.cpu().numpy()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = gram / np.outer(counts_np, counts_np)
-    means[np.outer(counts_np, counts_np) == 0] = np.nan
-    return Heatmap(cells=np.clip(means, -1.0, 1.0), edges=edges)
+    for start in range(0, rows, step):
+        stop = min(start + step, rows)
+        sums.feed(start, stop, read_rows(start, stop).to(device=device))
+    return sums.result()
+
+
+class HeatmapSums:
+    """The heatmap's one pass: per bin, the float64 sum of the unit rows and how many rows have a direction.
+
+    An accumulator of ``measures.block_reader`` (so the signal pass can feed it the blocks it reads
+    anyway), or fed by ``heatmap_of_rows``. ``result()`` gives the ``Heatmap``.
+    """
+
+    grain, overlap = 1, 0
+
+    def __init__(self, rows: int, dim: int, size: int, device=None) -> None:
+        import torch
+
+        self.edges = bin_edges(rows, size)
+        cells = len(self.edges) - 1
+        self.sums = torch.zeros(cells, dim, dtype=torch.float64, device=device)  # (n, D)
+        self.counts = torch.zeros(cells, dtype=torch.float64, device=device)
+
+    def feed(self, start: int, stop: int, rows) -> None:
+        import torch
+
+        block = rows[:stop - start]
+        if block.dtype != torch.float64:
+            block = block.to(torch.float32)  # unit rows in float32, sums in float64
+        # Bins are contiguous: the block splits at the bin edges inside it.
+        first = int(np.searchsorted(self.edges, start, side="right")) - 1
+        last = int(np.searchsorted(self.edges, stop - 1, side="right")) - 1
+        step = max(1, _BLOCK_ELEMENTS // max(block.shape[1], 1))
+        for cell in range(first, last + 1):
+            low, high = max(start, int(self.edges[cell])), min(stop, int(self.edges[cell + 1]))
+            for at in range(low, high, step):  # float32 unit rows a few MiB at a time
+                part = block[at - start:min(at + step, high) - start]
+                norms = torch.linalg.vector_norm(part, dim=1)
+                nonzero = norms > 0
+                units = part / torch.where(nonzero, norms, 1.0)[:, None]  # (b, D); zero rows stay zero
+                self.sums[cell] += units.sum(0, dtype=torch.float64)
+                self.counts[cell] += nonzero.sum()
+
+    def result(self) -> Heatmap:
+        gram = (self.sums @ self.sums.T).cpu().numpy()  # (n, n)
+        counts = self.counts.cpu().numpy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = gram / np.outer(counts, counts)
+        means[np.outer(counts, counts) == 0] = np.nan
+        return Heatmap(cells=np.clip(means, -1.0, 1.0), edges=self.edges)

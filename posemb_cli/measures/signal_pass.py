@@ -5,20 +5,21 @@ Notation: L rows (positions), F features, K the largest offset.
 ``measure_signal`` reads the signal block by block (``block_reader.py``) and
 feeds, from each block, the row norms, the neighbour cosines at offsets
 1..K, the largest |x|, the strided sample of the all-pairs distance, the
-closest pair up to K apart, and the comparison with a second read (a
-rebuild, for determinism). The working memory is a few blocks whatever L
+closest pair up to K apart, the comparison with a second read (a rebuild,
+for determinism), and the bin sums of any heatmap asked for. The working memory is a few blocks whatever L
 is; the sample is at most ``pair_budget`` pairs' worth of rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
 from posemb_cli.core.schemes.protocols import PositionScheme
 from posemb_cli.measures.block_reader import BLOCK_BYTES, read_blocks
+from posemb_cli.measures.heatmap import Heatmap, HeatmapSums
 from posemb_cli.measures.pairs import closest_in_sample, sample_stride
 from posemb_cli.measures.signal_accumulators import (
     LargestAbs,
@@ -48,6 +49,7 @@ class SignalPass:
         diff, same, values: largest |difference| from the second read, whether bit-identical, values compared.
         compared_every: one block in this many was compared with a rebuild's ``signal`` (1: every block).
         how: what the second read was.
+        heatmaps: the pictures asked for (``heatmaps`` argument), by name: never in JSON.
     """
 
     rows: int
@@ -63,6 +65,7 @@ class SignalPass:
     values: int
     compared_every: int
     how: str
+    heatmaps: dict[str, Heatmap] = field(default_factory=dict, compare=False, repr=False)
 
 
 def measure_signal(
@@ -76,6 +79,7 @@ def measure_signal(
     block_rows: int | None = None,
     block_bytes: int = BLOCK_BYTES,
     progress: Callable[[int], None] | None = None,
+    heatmaps: dict[str, int] | None = None,
 ) -> SignalPass:
     """One pass over ``scheme.signal`` feeding every accumulator.
 
@@ -90,6 +94,7 @@ def measure_signal(
         block_rows: rows of the neighbour products (by default ``neighbour_similarity``'s).
         block_bytes: bytes of one block of the signal the reader asks for (a multiple of block_rows rows).
         progress: called with the number of rows finished after each block.
+        heatmaps: pictures to accumulate from the same blocks: name -> cells per side (``measures.heatmap``).
     """
     rows = int(scheme.max_ctx)
     if not 1 <= max_offset < rows:
@@ -103,11 +108,13 @@ def measure_signal(
     norms = NormsAndNeighbours(rows, width, max_offset, device, block_rows=block_rows)
     bounds, sample = LargestAbs(rows), StridedSample(stride, rows)
     near, match = NeighbourMinimum(rows, max_offset, norms), SignalMatch(second, rows, width, match_budget)
+    pictures = {name: HeatmapSums(rows, width, cells, device) for name, cells in (heatmaps or {}).items()}
     with torch.no_grad():
-        read_blocks(scheme.signal, rows, [norms, bounds, sample, near, match], width=width, element=element,
-                    budget=block_bytes, progress=progress)
+        read_blocks(scheme.signal, rows, [norms, bounds, sample, near, match, *pictures.values()], width=width,
+                    element=element, budget=block_bytes, progress=progress)
         closest = closest_in_sample(sample.sample(), stride)
     return SignalPass(rows=rows, width=width, dtype=dtype, neighbours=norms.neighbours(),
                       norms=norms.norm_stats(width), bounds=bounds.result(), closest=closest,
                       near=near.result(), diff=match.diff, same=match.same, values=match.values,
-                      compared_every=match.every if not isinstance(second, Iterator) else 1, how=how)
+                      compared_every=match.every if not isinstance(second, Iterator) else 1, how=how,
+                      heatmaps={name: sums.result() for name, sums in pictures.items()})

@@ -44,23 +44,21 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         del output
         # One pass over the signal, block by block (the table rows of an additive scheme, what position p
         # carries for rope and alibi): norms, neighbours, the scorecard's sums and the determinism rebuild.
-        progress.stage("neighbour similarity", int(position.max_ctx))
+        wanted = {} if observe is None else observe(name, position)  # heatmaps: name -> cells per side
+        progress.stage("neighbour similarity" + (" and pictures" if wanted else ""), int(position.max_ctx))
         with bounded_heap():  # streamed blocks map and unmap their memory: the peak stays a few blocks
             second = _second_read(name, config, device=device, dtype=dtype, built=given_table is None,
                                   builder=builder)
             measured = measure_signal(position, max_offset=config.max_offset, pair_budget=PAIR_BUDGET,
-                                      progress=progress.advance, **second)
+                                      progress=progress.advance, heatmaps=wanted, **second)
         if isinstance(position, AttentionScheme):  # nothing is added to the input: its table is zero
             stats = {"rows": int(position.max_ctx), "dim": int(position.dim), "norm_min": 0.0, "norm_mean": 0.0,
                      "norm_max": 0.0}
         else:  # the signal is the table
             stats = measured.norms
-    if observe is not None:
-        progress.stage("pictures")
-    pictures = {} if observe is None else observe(name, position)
     return SchemeReport(
         scheme=name,
-        pictures=pictures,
+        pictures=measured.heatmaps,
         shapes=shapes,
         params=ParamCounts(
             token=sum(p.numel() for p in token.parameters()),
@@ -120,7 +118,8 @@ def run_schemes(
     ``tables`` maps a name to a ready (L, D) table (a real model's) used instead of building
     that scheme; ``builders`` maps a name to ``build(name, config, device=, dtype=)`` used instead of
     the registry's (a real model's RoPE, with knobs no flag sets); ``observe(name, position)``
-    returns pictures kept on the report, out of JSON; ``origins`` maps a size setting (``dim``, ``ctx``,
+    names the heatmaps wanted (name -> cells per side), accumulated in the signal pass and kept on the
+    report, out of JSON; ``origins`` maps a size setting (``dim``, ``ctx``,
     ``vocab``) to where a file set it, for the memory refusal to name;
     ``progress`` hears every stage, by scheme.
 

@@ -115,3 +115,25 @@ def test_nan_rows_keep_the_first_pair():
     table = torch.full((40, 4), math.nan)
     found = measure_signal(TablePositionalEmbedding(table), max_offset=2, pair_budget=100)
     assert found.near["pair"] == [0, 1]
+
+
+def _heatmap_loop(table: np.ndarray, cells: int) -> np.ndarray:
+    """Plain oracle: the mean of cos(row p, row q) over every p in bin i and q in bin j."""
+    rows = table.shape[0]
+    edges = np.linspace(0, rows, cells + 1).round().astype(int)
+    units = table / np.linalg.norm(table, axis=1, keepdims=True)
+    cosine = units @ units.T
+    return np.array([[cosine[edges[i]:edges[i + 1], edges[j]:edges[j + 1]].mean() for j in range(cells)]
+                     for i in range(cells)])
+
+
+@pytest.mark.parametrize("name", ["learned", "sinusoidal", "rope"])
+def test_heatmaps_come_from_the_same_pass(name):
+    scheme = _schemes()[name]
+    measured = measure_signal(scheme, max_offset=4, pair_budget=10_000, block_rows=16, block_bytes=16 * 64 * 8,
+                              heatmaps={"screen": 7, "plot": 32})
+    table = scheme.signal(0, scheme.max_ctx).double().numpy()
+    for label, cells in (("screen", 7), ("plot", 32)):
+        got = measured.heatmaps[label]
+        assert got.cells.shape == (cells, cells)
+        np.testing.assert_allclose(got.cells, _heatmap_loop(table, cells), atol=2e-6)

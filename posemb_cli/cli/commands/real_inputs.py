@@ -1,7 +1,7 @@
 """Flags that inspect and compare share for real models and pictures: checks and small glue.
 
 Parsing only: the checkpoint is read by ``checkpoint.py``, the heatmap is
-computed by ``heatmap.py``, the figure drawn by ``plot.py``.
+computed by ``heatmap.py`` within the signal pass, the figure drawn by ``plot.py``.
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ def check_plot_flag(plot: str | None) -> None:
 
 
 def picture_observer(*, terminal: bool, plot: str | None, full: bool = False) -> Callable | None:
-    """A callback for ``run_schemes`` that computes each scheme's heatmaps, or None when no picture is wanted.
+    """A callback for ``run_schemes`` naming each scheme's heatmaps (name -> cells per side), or None when no
+    picture is wanted; the signal pass accumulates them from the blocks it reads anyway.
 
     The terminal heatmap is sized to stdout's width and (unless ``full``) its height, with two cells per
     character where the console has colour and Unicode (half blocks), one cell per two characters otherwise.
@@ -79,18 +80,14 @@ def picture_observer(*, terminal: bool, plot: str | None, full: bool = False) ->
     width, height = console.size
     half_blocks = console.color_system is not None and not console.no_color and console.encoding.startswith("utf")
 
-    def observe(name: str, position) -> dict:
-        from posemb_cli.measures.heatmap import heatmap_of_rows
-
-        rows, dim = position.max_ctx, position.signal(0, 1).shape[1]
-        figures = {}
-        read = position.signal
+    def observe(name: str, position) -> dict[str, int]:
+        rows = int(position.max_ctx)
+        wanted = {}
         if terminal:
-            figures["heatmap"] = heatmap_of_rows(read, rows, dim, heatmap_cells_for_screen(
-                width, height, rows, half_blocks=half_blocks, full=full))
+            wanted["heatmap"] = heatmap_cells_for_screen(width, height, rows, half_blocks=half_blocks, full=full)
         if plot is not None:
-            figures["plot_heatmap"] = heatmap_of_rows(read, rows, dim, PLOT_CELLS)
-        return figures
+            wanted["plot_heatmap"] = PLOT_CELLS
+        return wanted
 
     return observe
 
