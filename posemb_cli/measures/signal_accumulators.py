@@ -110,18 +110,22 @@ class LargestAbs:
 class StridedSample:
     """Rows 0, s, 2s, ... of the signal, kept for the all-pairs distance (M rows).
 
-    The (M, F) sample is allocated once, at the first block, so that no small allocation
-    outlives a block in between the blocks' own (which would fragment the C heap).
+    Of a stored table (``source``) the rows are gathered once the pass is over, when its blocks
+    are freed: the sample then adds to the peak after the pass, not to the pass's own. Otherwise
+    the (M, F) sample is allocated once, at the first block, so that no small allocation outlives
+    a block in between the blocks' own (which would fragment the C heap).
     """
 
     grain, overlap = 1, 0
 
-    def __init__(self, stride: int, rows: int) -> None:
-        self.stride = stride
+    def __init__(self, stride: int, rows: int, source: torch.Tensor | None = None) -> None:
+        self.stride, self.source = stride, source
         self.count = -(-rows // stride)  # M
         self.rows: torch.Tensor | None = None
 
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
+        if self.source is not None:
+            return
         if self.rows is None:
             self.rows = rows.new_empty(self.count, rows.shape[1])
         first = -(-start // self.stride) * self.stride  # the first sampled position in the block
@@ -130,6 +134,8 @@ class StridedSample:
             self.rows[first // self.stride:first // self.stride + taken.shape[0]] = taken
 
     def sample(self) -> torch.Tensor:
+        if self.source is not None:
+            return self.source[::self.stride].contiguous()  # (M, F): the same rows, as stored
         if self.rows is None:
             raise ValueError("StridedSample.sample() before any block was fed")
         return self.rows  # (M, F)

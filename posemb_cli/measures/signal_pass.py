@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from posemb_cli.core.schemes.base import AdditiveTable
 from posemb_cli.core.schemes.protocols import PositionScheme
 from posemb_cli.measures.block_reader import BLOCK_BYTES, read_blocks
 from posemb_cli.measures.heatmap import Heatmap, HeatmapSums
@@ -106,7 +107,8 @@ def measure_signal(
         second = scheme.signal
     stride = sample_stride(rows, pair_budget)
     norms = NormsAndNeighbours(rows, width, max_offset, device, block_rows=block_rows)
-    bounds, sample = LargestAbs(rows), StridedSample(stride, rows)
+    stored = scheme.table() if isinstance(scheme, AdditiveTable) and scheme.stored else None
+    bounds, sample = LargestAbs(rows), StridedSample(stride, rows, source=stored)
     near, match = NeighbourMinimum(rows, max_offset, norms), SignalMatch(second, rows, width, match_budget)
     pictures = {name: HeatmapSums(rows, width, cells, device) for name, cells in (heatmaps or {}).items()}
     with torch.no_grad():

@@ -21,10 +21,13 @@ def check_length(seq_len: int, max_ctx: int) -> None:
 class AdditiveTable:
     """Signal and reach of a scheme whose position is an additive (L, D) table of L rows.
 
-    The signal is the table's own rows; positions L and beyond have no row.
+    The signal is the table's own rows; positions L and beyond have no row. ``stored`` is True
+    where ``table()`` is a tensor held in memory (learned, a checkpoint's), False where it is
+    computed from a formula on request (sinusoidal).
     """
 
     acts_on = "input"
+    stored = False
     max_ctx: int
 
     def table(self) -> torch.Tensor:

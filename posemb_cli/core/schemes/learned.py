@@ -19,6 +19,8 @@ class LearnedPositionalEmbedding(AdditiveTable, NormalTable):
     not exist, so a longer input is refused.
     """
 
+    stored = True  # table() is the parameter itself
+
     def __init__(self, max_ctx: int, dim: int, init_std: float = 0.02, **draw: Any) -> None:
         super().__init__(max_ctx, dim, init_std, **draw)  # draw: generator, device, dtype (NormalTable)
         self.max_ctx = max_ctx

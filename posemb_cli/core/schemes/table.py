@@ -21,6 +21,8 @@ class TablePositionalEmbedding(AdditiveTable, nn.Module):
         device, dtype: where and in which dtype the rows live; by default the table's own.
     """
 
+    stored = True  # table() is the weight itself
+
     def __init__(
         self,
         table: torch.Tensor,
