@@ -110,8 +110,8 @@ class LargestAbs:
 class StridedSample:
     """Rows 0, s, 2s, ... of the signal, kept for the all-pairs distance (M rows).
 
-    Of a stored table (``source``) the rows are gathered once the pass is over, when its blocks
-    are freed: the sample then adds to the peak after the pass, not to the pass's own. Otherwise
+    Of a stored table (``source``) the sample is a strided view of its rows: no copy (matrix
+    products take a row stride as it is). Otherwise
     the (M, F) sample is allocated once, at the first block, so that no small allocation outlives
     a block in between the blocks' own (which would fragment the C heap).
     """
@@ -135,7 +135,7 @@ class StridedSample:
 
     def sample(self) -> torch.Tensor:
         if self.source is not None:
-            return self.source[::self.stride].contiguous()  # (M, F): the same rows, as stored
+            return self.source[::self.stride]  # (M, F): a strided view of the stored rows, no copy
         if self.rows is None:
             raise ValueError("StridedSample.sample() before any block was fed")
         return self.rows  # (M, F)
@@ -210,13 +210,21 @@ class SignalMatch:
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
         index, self.blocks = self.blocks, self.blocks + 1
         mine = rows[:stop - start]
-        if isinstance(self.second, Iterator):
-            other = self._next_rows(stop - start)
-        elif index % self.every == 0 or stop == self.rows:
-            other = self.second(start, stop)
-        else:
+        if isinstance(self.second, Iterator):  # compared piece by piece as drawn: no block-sized copy
+            self.values += mine.numel()
+            at = 0
+            for other in self._pieces(stop - start):
+                self._compare(mine[at:at + other.shape[0]], other)
+                at += other.shape[0]
+            if at < stop - start:  # the second read ended early
+                self.same, self.diff = False, math.inf
+            return
+        if index % self.every and stop != self.rows:
             return
         self.values += mine.numel()
+        self._compare(mine, self.second(start, stop))
+
+    def _compare(self, mine: torch.Tensor, other: torch.Tensor) -> None:
         if other.shape != mine.shape or other.dtype != mine.dtype:
             self.same, self.diff = False, math.inf
             return
@@ -224,19 +232,18 @@ class SignalMatch:
             return  # bit-identical: no difference to measure
         self.same = False
         step = max(1, _NORM_BLOCK_ELEMENTS // max(mine.shape[1], 1))
-        for at in range(0, stop - start, step):
+        for at in range(0, mine.shape[0], step):
             a, b = mine[at:at + step].to(torch.float64), other[at:at + step].to(mine.device, torch.float64)
             self.diff = max(self.diff, float((a - b).abs().max()) if a.numel() else 0.0)
 
-    def _next_rows(self, need: int) -> torch.Tensor:
-        parts = [] if self.pending is None else [self.pending]
-        have = sum(part.shape[0] for part in parts)
-        while have < need:
-            part = next(cast(Iterator[torch.Tensor], self.second), None)
+    def _pieces(self, need: int) -> Iterator[torch.Tensor]:
+        """Consecutive row pieces of the second read covering ``need`` rows (fewer if it ends), no copy."""
+        while need > 0:
+            part = self.pending if self.pending is not None else next(cast(Iterator[torch.Tensor], self.second), None)
+            self.pending = None
             if part is None:
-                break
-            parts.append(part)
-            have += part.shape[0]
-        other = torch.cat(parts) if len(parts) != 1 else parts[0]
-        self.pending = other[need:] if other.shape[0] > need else None
-        return other[:need]
+                return
+            if part.shape[0] > need:
+                part, self.pending = part[:need], part[need:]
+            need -= part.shape[0]
+            yield part

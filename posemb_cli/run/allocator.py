@@ -25,7 +25,7 @@ _M_MMAP_THRESHOLD = -3  # mallopt's parameter number in glibc's malloc.h
 _STREAMING = 64 << 20  # during a pass: every block in its own mapping
 _AFTER = 8 << 20  # afterwards: workspaces below 8 MiB (LAPACK's) come from the heap again
 
-__all__ = ["bounded_heap"]
+__all__ = ["bounded_heap", "release_free_memory"]
 
 
 def _libc():
@@ -45,7 +45,7 @@ def _mallopt(threshold: int) -> bool:
         return False
 
 
-def _trim() -> None:
+def release_free_memory() -> None:
     """Give the heap's free pages back to the system (glibc's ``malloc_trim``), where there is one."""
     try:
         libc = _libc()
@@ -69,4 +69,4 @@ def bounded_heap() -> Iterator[bool]:
     finally:
         if done:
             _mallopt(_AFTER)
-            _trim()  # the pass's freed blocks and sample: returned before the next stage allocates
+            release_free_memory()  # the pass's freed blocks and sample: returned before the next stage allocates

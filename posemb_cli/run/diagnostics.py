@@ -16,6 +16,7 @@ from posemb_cli.measures.relative import probe_vectors, relative_deviation
 from posemb_cli.measures.scorecard import scorecard
 from posemb_cli.measures.signal_pass import SignalPass
 from posemb_cli.measures.spectrum import table_spectrum
+from posemb_cli.run.allocator import release_free_memory
 from posemb_cli.run.context_bound import context_bound
 from posemb_cli.run.progress import Progress, or_silent
 from posemb_cli.run.report import SignalFigures
@@ -55,6 +56,7 @@ def signal_figures(
         card = scorecard(position, rebuild=rebuild, max_offset=config.max_offset,
                          seed=config.seed + _PROBE_SEED, probe_std=config.init_std, measured=measured)
         progress.stage("decay bound and spectrum")
+        release_free_memory()  # what the checks above freed, back before the spectrum's blocks are allocated
         return SignalFigures(
             acts_on=position.acts_on,
             relative=relative,
