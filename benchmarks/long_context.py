@@ -12,7 +12,8 @@ llama3 scaling; written here), rope at 1,048,576 and 10,485,760 positions
 (dim 128, head_dim 128), a learned 32768 x 4096 table against the lesson's
 per-offset loop as a whole process and against the floor of any such process
 (import torch, draw the table), the same table read from a float32
-safetensors checkpoint (memory-mapped), and the scaling curve of rope from 8k
+safetensors checkpoint (memory-mapped), the floor of any rope process (import
+torch, generate the probe signal once), and the scaling curve of rope from 8k
 to 10M positions.
 """
 
@@ -81,6 +82,21 @@ save_file({{"transformer.wpe.weight": table}}, sys.argv[1])
 """
 
 
+# The floor of any process that measures rope's probe signal: import torch, then generate every
+# row of it once, block by block, as the pass does (nothing measured, nothing kept).
+_SIGNAL = """
+import torch
+from posemb_cli.core.schemes import build_scheme
+from posemb_cli.core.settings import EmbeddingConfig
+from posemb_cli.run.allocator import bounded_heap
+config = EmbeddingConfig(dim=128, head_dim=128, ctx={ctx})
+scheme = build_scheme("rope", config, device=torch.device("cpu"), dtype=torch.float32)
+with bounded_heap():
+    for start in range(0, {ctx}, 4096):
+        scheme.signal(start, min(start + 4096, {ctx}))
+"""
+
+
 def cases(config_path: str, checkpoint_path: str, *, long: bool) -> dict[str, list[str]]:
     rope = ("--scheme", "rope", "--dim", "128", "--head-dim", "128")
     found = {
@@ -90,9 +106,11 @@ def cases(config_path: str, checkpoint_path: str, *, long: bool) -> dict[str, li
         "per_offset_32768x4096": [sys.executable, "-c", _PER_OFFSET.format(rows=32768, dim=4096)],
         "draw_floor_32768x4096": [sys.executable, "-c", _DRAW.format(rows=32768, dim=4096)],
         "checkpoint_32768x4096": posemb("--checkpoint", checkpoint_path),
+        "rope_signal_floor_1m": [sys.executable, "-c", _SIGNAL.format(ctx=1048576)],
     }
     if long:
         found["rope_10m"] = posemb(*rope, "--ctx", "10485760")
+        found["rope_signal_floor_10m"] = [sys.executable, "-c", _SIGNAL.format(ctx=10485760)]
     return found
 
 
@@ -101,7 +119,8 @@ def curve(contexts: list[int]) -> dict[str, list[str]]:
             for ctx in contexts}
 
 
-def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = None) -> dict:
+def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = None,
+            only: set[str] | None = None) -> dict:
     """Every case once per round, each right after an ``import torch`` process; medians per case."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "config.json"
@@ -109,6 +128,7 @@ def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = 
         checkpoint = Path(folder) / "model.safetensors"
         subprocess.run([sys.executable, "-c", _SAVE.format(rows=32768, dim=4096), str(checkpoint)], check=True)
         commands = {**cases(str(path), str(checkpoint), long=long), **curve(contexts or [])}
+        commands = {name: command for name, command in commands.items() if only is None or name in only}
         runs: dict[str, list[dict]] = {name: [] for name in commands}
         floors: list[dict] = []
         for _ in range(rounds):
@@ -145,10 +165,11 @@ if __name__ == "__main__":
     parser.add_argument("--no-10m", action="store_true", help="leave out the 10,485,760-position run")
     parser.add_argument("--curve", action="store_true", help="also the scaling curve, 8k to 10M positions")
     parser.add_argument("--json", metavar="PATH", help="also write every figure to PATH as JSON")
+    parser.add_argument("--only", metavar="CASES", help="a comma list of case names to run (with import torch)")
     args = parser.parse_args()
     # 1,048,576 and 10,485,760 are cases of their own (rope_1m, rope_10m).
     contexts = [8192, 65536, 524288, 4194304] if args.curve else []
-    figures = measure(long=not args.no_10m, contexts=contexts)
+    figures = measure(long=not args.no_10m, contexts=contexts, only=set(args.only.split(",")) if args.only else None)
     print(report(figures))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")

@@ -90,8 +90,10 @@ def _randomized(table, mean, top: int):
         q, _ = torch.linalg.qr(times(z))
     small = transposed_times(q).T  # (r, D) = Q^T (X - mean)
     u_small, singular, _ = torch.linalg.svd(small.to(torch.float64), full_matrices=False)
-    # The total variance in float64, in smaller blocks: three float64 temporaries of 8 MiB at most.
-    total = sum(float(((table[a:b].to(torch.float64) - mean.to(torch.float64)) ** 2).sum())
+    # The total variance in float64, in smaller blocks: x - mean promotes x exactly to float64 (one
+    # 8 MiB temporary), and the block's sum of squares is its norm squared.
+    mean64 = mean.to(torch.float64)
+    total = sum(float(torch.linalg.vector_norm(table[a:b] - mean64)) ** 2
                 for a, b in _blocks(rows, dim, _TOTAL_ELEMENTS))
     return (q.to(torch.float64) @ u_small)[:, :top] * singular[:top], singular[:top], total
 
@@ -111,7 +113,7 @@ def table_spectrum(table, top: int = TOP) -> Spectrum:
     rows, dim = table.shape
     mean = torch.zeros(dim, dtype=torch.float64, device=table.device)
     for a, b in _blocks(rows, dim):
-        mean += table[a:b].to(torch.float64).sum(dim=0)
+        mean += table[a:b].sum(dim=0, dtype=torch.float64)  # summed in float64, no float64 copy
     mean /= rows
     top = max(1, min(top, rows, dim))
     if rows * dim <= _EXACT_ELEMENTS:
