@@ -105,7 +105,7 @@ def cases(config_path: str, checkpoint_path: str, *, long: bool) -> dict[str, li
         "learned_32768x4096": posemb("--scheme", "learned", "--dim", "4096", "--ctx", "32768", "--vocab", "1024"),
         "per_offset_32768x4096": [sys.executable, "-c", _PER_OFFSET.format(rows=32768, dim=4096)],
         "draw_floor_32768x4096": [sys.executable, "-c", _DRAW.format(rows=32768, dim=4096)],
-        "checkpoint_32768x4096": posemb("--checkpoint", checkpoint_path),
+        "checkpoint_32768x4096": posemb("--checkpoint", checkpoint_path, "--vocab", "1024"),
         "rope_signal_floor_1m": [sys.executable, "-c", _SIGNAL.format(ctx=1048576)],
     }
     if long:
@@ -125,7 +125,8 @@ def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "config.json"
         path.write_text(json.dumps(LLAMA31_8B))
-        checkpoint = Path(folder) / "model.safetensors"
+        checkpoint = Path(folder) / "gpt2" / "model.safetensors"  # its own folder: no config.json beside it
+        checkpoint.parent.mkdir()
         subprocess.run([sys.executable, "-c", _SAVE.format(rows=32768, dim=4096), str(checkpoint)], check=True)
         commands = {**cases(str(path), str(checkpoint), long=long), **curve(contexts or [])}
         commands = {name: command for name, command in commands.items() if only is None or name in only}

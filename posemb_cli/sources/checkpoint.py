@@ -155,10 +155,11 @@ def token_table(tensors: TensorFile, position_key: str, dim: int,
     return None, None, "no token table in the weights (a vision or audio model?); token parameters unknown"
 
 
-def _first_non_finite_row(table, block_rows: int = 4096) -> int | None:
-    """The first row holding NaN or inf, checked block by block (no mask of the table's size)."""
+def _first_non_finite_row(table, block_values: int = 1 << 20) -> int | None:
+    """The first row holding NaN or inf, checked block by block (``isfinite``'s temporaries a few MiB)."""
     import torch
 
+    block_rows = max(1, block_values // max(int(table.shape[1]), 1))
     for start in range(0, table.shape[0], block_rows):
         finite = torch.isfinite(table[start:start + block_rows]).all(dim=1)  # (block,)
         if not bool(finite.all()):
