@@ -8,7 +8,7 @@ alike; figures are ratios to that floor, and peak memory is reported above
 ``import torch``'s own peak.
 
 Cases: ``inspect --config`` on a Llama-3.1-8B config.json (131,072 positions,
-llama3 scaling; written here), rope at 1,048,576 and 10,485,760 positions
+llama3 scaling; written here; one head of 128 features analysed), rope at 1,048,576 and 10,485,760 positions
 (dim 128, head_dim 128), a learned 32768 x 4096 table against the lesson's
 per-offset loop as a whole process and against the floor of any such process
 (import torch, draw the table), the same table read from a float32
@@ -89,11 +89,12 @@ import torch
 from posemb_cli.core.schemes import build_scheme
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.allocator import bounded_heap
-config = EmbeddingConfig(dim=128, head_dim=128, ctx={ctx})
+config = EmbeddingConfig(dim={dim}, head_dim=128, ctx={ctx})
 scheme = build_scheme("rope", config, device=torch.device("cpu"), dtype=torch.float32)
+block = max(1, (16 << 20) // (scheme.signal(0, 1).shape[1] * 4))  # the pass's 16 MiB blocks
 with bounded_heap():
-    for start in range(0, {ctx}, 4096):
-        scheme.signal(start, min(start + 4096, {ctx}))
+    for start in range(0, {ctx}, block):
+        scheme.signal(start, min(start + block, {ctx}))
 """
 
 
@@ -106,11 +107,13 @@ def cases(config_path: str, checkpoint_path: str, *, long: bool) -> dict[str, li
         "per_offset_32768x4096": [sys.executable, "-c", _PER_OFFSET.format(rows=32768, dim=4096)],
         "draw_floor_32768x4096": [sys.executable, "-c", _DRAW.format(rows=32768, dim=4096)],
         "checkpoint_32768x4096": posemb("--checkpoint", checkpoint_path, "--vocab", "1024"),
-        "rope_signal_floor_1m": [sys.executable, "-c", _SIGNAL.format(ctx=1048576)],
+        "rope_signal_floor_1m": [sys.executable, "-c", _SIGNAL.format(dim=128, ctx=1048576)],
+        # The config case's signal: its one head of 128 features, 8 probes, at 131,072 positions.
+        "rope_signal_floor_131k": [sys.executable, "-c", _SIGNAL.format(dim=128, ctx=131072)],
     }
     if long:
         found["rope_10m"] = posemb(*rope, "--ctx", "10485760")
-        found["rope_signal_floor_10m"] = [sys.executable, "-c", _SIGNAL.format(ctx=10485760)]
+        found["rope_signal_floor_10m"] = [sys.executable, "-c", _SIGNAL.format(dim=128, ctx=10485760)]
     return found
 
 
