@@ -142,7 +142,15 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
         count, compute, device = self.probes.shape[0], self.probes.dtype, self.probes.device
         frequencies = self.frequencies(max(stop, self.max_ctx)).to(device)  # (h,) float64
         grid = max(1, (1 << 22) // (count * self.dim))  # G rows: one block of (G, N * D) at most 16 MiB
-        first_probe, second_probe = self._pairs(self.probes)  # (N, H, h) each
+        # With each pair (a, b) of a probe, the rotated pair is (cos a - sin b, sin a + cos b). Written over
+        # whole rows: cos * [a, b] + sin * [-b, a], the cos and sin of each pair on both its members. Each
+        # product is rounded on its own and x - y = x + (-y) exactly: the same bits as pair by pair, with
+        # contiguous full-width products (no fused multiply-add).
+        swapped = torch.empty_like(self.probes)  # (N, D): [-b, a] in every pair
+        swapped_first, swapped_second = self._pairs(swapped)
+        probe_first, probe_second = self._pairs(self.probes)
+        swapped_first.copy_(probe_second.neg())
+        swapped_second.copy_(probe_first)
         cast = uses_cast_recipe(self.dtype)
         out = torch.empty(stop - start, count * self.dim, dtype=compute, device=device)
         first = start
@@ -152,31 +160,34 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
             rows = last - first
             if cast:  # float32 positions times float32 frequencies, cos/sin held in the dtype
                 where = torch.arange(first, last, dtype=torch.float64, device=device).to(torch.float32)
-                angles = (where[:, None] * frequencies.to(torch.float32))[:, None, None, :]  # (b, 1, 1, h)
-                cos, sin = (torch.cos(angles).to(self.dtype).to(compute),
-                            torch.sin(angles).to(self.dtype).to(compute))
+                angles = where[:, None] * frequencies.to(torch.float32)  # (b, h)
+                cos, sin = torch.cos(angles).to(self.dtype).to(compute), torch.sin(angles).to(self.dtype).to(compute)
             else:
                 base = torch.remainder(anchor * frequencies, 2 * math.pi)  # (h,) float64
                 offsets = torch.arange(first - anchor, last - anchor, dtype=torch.float64, device=device)
                 steps = torch.remainder(offsets[:, None] * frequencies, 2 * math.pi)  # (b, h): angle(j)
-                angles = (steps + base).to(compute)[:, None, None, :]  # (b, 1, 1, h)
+                angles = (steps + base).to(compute)  # (b, h)
                 cos, sin = torch.cos(angles), torch.sin(angles)
+            cos, sin = self._on_features(cos), self._on_features(sin)  # (b, D)
             # Rows in slices of at most _ROTATE_VALUES values, so the product buffer (reused) stays small.
             step = max(1, _ROTATE_VALUES // (count * self.dim))
-            product = torch.empty(min(step, rows), count, self.dim // 2, dtype=compute, device=device)
+            product = torch.empty(min(step, rows), count, self.dim, dtype=compute, device=device)
             for at in range(0, rows, step):
                 upto = min(at + step, rows)
                 block = out[first - start + at:first - start + upto].view(upto - at, count, self.dim)
-                first_out, second_out = self._pairs(block)  # (s, N, H, h) each
-                cosine, sine = cos[at:upto], sin[at:upto]
-                scratch = product[:upto - at].view(first_out.shape)
-                # cos a - sin b and sin a + cos b, each product rounded on its own (no fused multiply-add).
-                torch.mul(cosine, first_probe, out=first_out)
-                first_out.sub_(torch.mul(sine, second_probe, out=scratch))
-                torch.mul(sine, first_probe, out=second_out)
-                second_out.add_(torch.mul(cosine, second_probe, out=scratch))
+                scratch = product[:upto - at]
+                torch.mul(cos[at:upto, None, :], self.probes, out=block)  # (s, N, D)
+                block.add_(torch.mul(sin[at:upto, None, :], swapped, out=scratch))
             first = last
         return out
+
+    def _on_features(self, values: torch.Tensor) -> torch.Tensor:
+        """(b, h) values per pair -> (b, D): each pair's value on both its members, in every head."""
+        if self.layout == "interleaved":
+            per_head = values.repeat_interleave(2, dim=1)  # (b, hd): v0 v0 v1 v1 ...
+        else:
+            per_head = torch.cat((values, values), dim=1)  # (b, hd): v0 v1 ... v0 v1 ...
+        return per_head.repeat(1, self.dim // self.head_dim)
 
     def _pairs(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Views of the first and second member of every pair: (..., D) -> two (..., H, h)."""
