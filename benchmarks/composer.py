@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-
-from posemb_cli.run.config import make_config
 from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
 from posemb_cli.core.schemes import build_scheme
+from posemb_cli.run.config import make_config
 from posemb_cli.run.timing import time_side_by_side
 
 
@@ -43,8 +42,8 @@ def measure(*, dim: int, seq_len: int, batch: int, schemes: tuple[str, ...], rep
             assert torch.equal(before(), composer(ids)), "the paths disagree"
             timings = time_side_by_side({
                 "before": before,
-                "default": lambda: composer(ids),
-                "into_out": lambda: composer(ids, out=out),
+                "default": lambda composer=composer: composer(ids),
+                "into_out": lambda composer=composer: composer(ids, out=out),
                 "copy": lambda: target.copy_(source),
             }, warmup=warmup, repeats=repeats)
             moved = 2 * output_bytes + seq_len * dim * 4 + ids.numel() * 8

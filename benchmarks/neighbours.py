@@ -41,7 +41,6 @@ def _first_commit_blockwise(table, max_offset: int, block_rows: int = 256) -> li
     """The first commit's blockwise loop, kept here as the 'before': one (b, b + K - 1) product per
     256-row block, then the K diagonals gathered from it."""
     import torch
-
     from posemb_cli.measures.neighbours import row_norms
 
     rows = table.shape[0]
@@ -124,7 +123,8 @@ def measure(*, rows: int, dim: int, max_offset: int, repeats: int) -> dict:
             "median_s": statistics.median(seconds[method]),
             "seconds": seconds[method],
             "peak_extra_bytes": memory[method]["extra_bytes"],
-            "max_abs_diff_vs_per_offset": max(abs(a - b) for a, b in zip(memory[method]["means"], reference)),
+            "max_abs_diff_vs_per_offset": max(abs(a - b) for a, b in zip(memory[method]["means"], reference,
+                                                                          strict=True)),
         }
     result["speedup"] = result["per_offset"]["median_s"] / result["blockwise"]["median_s"]
     result["speedup_first_commit"] = result["per_offset"]["median_s"] / result["first_commit"]["median_s"]

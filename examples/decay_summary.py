@@ -15,7 +15,8 @@ def main() -> None:
         curve = entry["neighbour_similarity"]
         first, last = curve[0], curve[-1]
         params = entry["params"]
-        print(f"{entry['scheme']:>12}: +{params['position']:,} params ({100 * params['overhead']:.2f}% of the token table); "
+        print(f"{entry['scheme']:>12}: +{params['position']:,} params "
+              f"({100 * params['overhead']:.2f}% of the token table); "
               f"cos at k={first['offset']} is {first['mean']:.4f}, at k={last['offset']} is {last['mean']:.4f}")
         below = [row["offset"] for row in curve if row["mean"] is not None and row["mean"] < 0.5]
         if below:

@@ -11,9 +11,8 @@ import importlib
 import json
 
 import numpy as np
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
+from typer.testing import CliRunner
 
 runner = CliRunner()
 RTOL = 1e-5

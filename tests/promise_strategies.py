@@ -129,7 +129,8 @@ def _table_files() -> dict[str, bytes]:
     from safetensors.torch import save
 
     generator = torch.Generator().manual_seed(0)  # the same bytes on every run, whatever ran before
-    tables = {"wpe.weight": torch.randn(16, 8, generator=generator), "wte.weight": torch.randn(50, 8, generator=generator)}
+    tables = {"wpe.weight": torch.randn(16, 8, generator=generator),
+              "wte.weight": torch.randn(50, 8, generator=generator)}
     files = {".safetensors": save(tables)}
     buffer = io.BytesIO()
     torch.save(tables, buffer)

@@ -1,8 +1,7 @@
 """The shape every refusal must have: exit 2, one line on stderr naming the problem, nothing on stdout."""
 
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
+from typer.testing import CliRunner
 
 runner = CliRunner()
 

@@ -4,9 +4,8 @@ import json
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
+from typer.testing import CliRunner
 
 from tests.refusals import check_refused
 

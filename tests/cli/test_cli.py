@@ -4,9 +4,8 @@ import json
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
+from typer.testing import CliRunner
 
 from tests.oracles import neighbour_cosines, sinusoidal_table
 

@@ -5,10 +5,9 @@ import json
 import numpy as np
 import pytest
 import torch
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
 from posemb_cli.measures.neighbours import neighbour_similarity
+from typer.testing import CliRunner
 
 from tests.model_files import gpt2_tensors, opt_tensors, roberta_tensors, save_safetensors, save_torch, write_config
 from tests.oracles import neighbour_cosines, sinusoidal_table

@@ -8,12 +8,11 @@ the user never typed.
 import json
 
 import numpy as np
+import posemb_cli.run.analysis
 import pytest
 import torch
-from typer.testing import CliRunner
-
-import posemb_cli.run.analysis
 from posemb_cli.cli.app import app
+from typer.testing import CliRunner
 
 from tests.refusals import check_refused
 

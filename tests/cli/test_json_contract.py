@@ -4,9 +4,8 @@ import json
 import math
 
 import pytest
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
+from typer.testing import CliRunner
 
 runner = CliRunner()
 SMALL = ["--dim", "16", "--ctx", "32", "--vocab", "40", "-b", "2", "-t", "8", "-k", "3", "--device", "cpu"]

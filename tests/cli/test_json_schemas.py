@@ -12,10 +12,10 @@ from importlib import resources
 
 import pytest
 from jsonschema import Draft202012Validator
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
 from posemb_cli.schemas import SCHEMA_NAMES, load_schema, schema_text
+from typer.testing import CliRunner
+
 from tests.gguf_files import write_gguf
 from tests.model_files import (
     gpt2_tensors,

@@ -11,9 +11,9 @@ import shutil
 import numpy as np
 import pytest
 import torch
+from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
-from posemb_cli.cli.app import app
 from tests.model_zoo import zoo_model, zoo_tensors, zoo_weights_only
 from tests.oracles import neighbour_cosines
 

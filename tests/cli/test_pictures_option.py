@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
+from typer.testing import CliRunner
 
 runner = CliRunner()
 ARGS = ["inspect", "--scheme", "sinusoidal", "--dim", "32", "--ctx", "2048", "--vocab", "50", "-b", "1", "-t", "8",

@@ -8,9 +8,9 @@ import json
 
 import numpy as np
 import pytest
+from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
-from posemb_cli.cli.app import app
 from tests.model_zoo import zoo_model
 from tests.refusals import check_refused
 from tests.schema_files import validate
@@ -32,7 +32,8 @@ def test_a_rope_checkpoint_is_measured_from_its_config():
     validate(by_checkpoint, "precision")
     assert by_checkpoint["results"] == by_config["results"]
     head = fields["hidden_size"] // fields["num_attention_heads"]
-    assert by_checkpoint["config"]["dim"] == head and by_checkpoint["config"]["ctx"] == fields["max_position_embeddings"]
+    assert by_checkpoint["config"]["dim"] == head
+    assert by_checkpoint["config"]["ctx"] == fields["max_position_embeddings"]
     inv_freq = 1.0 / fields.get("rope_theta", 10000.0) ** (np.arange(0, head, 2) / head)  # the RoPE formula
     assert by_checkpoint["config"]["frequencies"] == inv_freq.size
     source = by_checkpoint["config"]["source"]

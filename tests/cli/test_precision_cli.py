@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
-from posemb_cli.cli.app import app
 from tests.refusals import check_refused
 from tests.schema_files import validate
 

@@ -17,10 +17,10 @@ import sys
 import numpy as np
 import pytest
 import torch
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
 from posemb_cli.sources import limits
+from typer.testing import CliRunner
+
 from tests.refusals import check_refused
 
 runner = CliRunner()
@@ -149,7 +149,8 @@ def test_a_huge_config_field_is_blamed_on_the_file_and_field(tmp_path, eight_gib
 
 def test_a_config_count_past_the_bound_is_refused_naming_the_field(tmp_path):
     path = tmp_path / "config.json"
-    path.write_text(json.dumps({"model_type": "llama", "num_attention_heads": 2, "head_dim": 8, "max_position_embeddings": 2**63}))
+    path.write_text(json.dumps({"model_type": "llama", "num_attention_heads": 2, "head_dim": 8,
+                                "max_position_embeddings": 2**63}))
     check_refused(["inspect", "--config", str(path)], f"--config {path}: max_position_embeddings must be at most")
 
 

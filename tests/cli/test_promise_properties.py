@@ -17,9 +17,9 @@ import tempfile
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
-from posemb_cli.cli.app import app
 from tests.promise_strategies import (
     SMALL,
     checkpoint_files,

@@ -9,9 +9,9 @@ import json
 
 import pytest
 import torch
+from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
-from posemb_cli.cli.app import app
 from tests.model_zoo import zoo_model, zoo_tensors, zoo_weights_only
 
 runner = CliRunner()

@@ -6,9 +6,8 @@ import json
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
+from typer.testing import CliRunner
 
 runner = CliRunner()
 

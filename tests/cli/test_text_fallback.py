@@ -3,15 +3,14 @@
 import io
 
 import pytest
-from rich.console import Console
-from rich.table import Table
-
 from posemb_cli.cli.text_fallback import (
     ASCII_SYMBOLS,
     AsciiWriter,
     can_encode_symbols,
     plain_styles,
 )
+from rich.console import Console
+from rich.table import Table
 
 
 def stream(encoding: str) -> io.TextIOWrapper:

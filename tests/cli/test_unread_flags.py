@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
+from typer.testing import CliRunner
 
 runner = CliRunner()
 TINY = ["--dim", "16", "--ctx", "32", "--vocab", "40", "-b", "2", "-t", "8", "--device", "cpu"]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-from typer.testing import CliRunner
-
 import posemb_cli.run.analysis
+import pytest
 from posemb_cli.cli.app import app
+from typer.testing import CliRunner
 
 runner = CliRunner()
 

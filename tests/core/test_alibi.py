@@ -4,10 +4,9 @@ import json
 
 import pytest
 import torch
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
 from posemb_cli.core.schemes.alibi import AlibiPositionalBias, alibi_slopes
+from typer.testing import CliRunner
 
 from tests.position_oracles import paper_slopes
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 import torch
-
-from posemb_cli.run.config import make_config
 from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
 from posemb_cli.core.schemes import build_scheme, scheme_names
 from posemb_cli.core.schemes.learned import LearnedPositionalEmbedding
 from posemb_cli.core.schemes.sinusoidal import SinusoidalPositionalEmbedding
+from posemb_cli.run.config import make_config
 
 from tests.oracles import sinusoidal_table
 

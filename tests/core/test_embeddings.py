@@ -3,11 +3,10 @@
 import numpy as np
 import pytest
 import torch
-
-from posemb_cli.run.config import PosembError
 from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
 from posemb_cli.core.schemes.learned import LearnedPositionalEmbedding
 from posemb_cli.core.schemes.sinusoidal import SinusoidalPositionalEmbedding
+from posemb_cli.run.config import PosembError
 
 from tests.conftest import DEVICES
 from tests.oracles import sinusoidal_table

@@ -2,9 +2,8 @@
 
 import pytest
 import torch
-from transformers.models.t5.modeling_t5 import T5Attention
-
 from posemb_cli.core.schemes.relative_bias import RelativeAttentionBias, relative_position_bucket
+from transformers.models.t5.modeling_t5 import T5Attention
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])

@@ -7,16 +7,15 @@ import math
 import numpy as np
 import pytest
 import torch
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
-from posemb_cli.run.config import make_config
-from posemb_cli.measures.decay import long_term_decay
 from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
-from posemb_cli.run.position_config import with_position_settings
 from posemb_cli.core.schemes import build_scheme
 from posemb_cli.core.schemes.rope import RotaryPositionalEmbedding
 from posemb_cli.core.schemes.rope_scaling import RopeScaling
+from posemb_cli.measures.decay import long_term_decay
+from posemb_cli.run.config import make_config
+from posemb_cli.run.position_config import with_position_settings
+from typer.testing import CliRunner
 
 from tests.conftest import DEVICES
 from tests.position_oracles import plain_inv_freq, roformer_bound, rotate, yarn_inv_freq

@@ -4,11 +4,16 @@ import math
 
 import numpy as np
 import pytest
-
 from posemb_cli.core.schemes.rope_scaling import RopeScaling, rope_frequencies, yarn_attention_factor
 
-from tests.position_oracles import (dynamic_inv_freq, linear_inv_freq, llama3_inv_freq, ntk_inv_freq, plain_inv_freq,
-                               yarn_inv_freq)
+from tests.position_oracles import (
+    dynamic_inv_freq,
+    linear_inv_freq,
+    llama3_inv_freq,
+    ntk_inv_freq,
+    plain_inv_freq,
+    yarn_inv_freq,
+)
 
 
 def close(got, want):

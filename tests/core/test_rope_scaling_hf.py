@@ -30,7 +30,8 @@ from tests.hf_rope import (
 )
 from tests.position_oracles import plain_inv_freq
 
-SMALL = {"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 64, "vocab_size": 100}
+SMALL = {"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 64,
+         "vocab_size": 100}
 
 
 def llama(max_ctx=64, **rope):
@@ -71,9 +72,10 @@ def test_deepseek_yarn_mscale_attention_factor(tmp_path):
     config = DeepseekV3Config(hidden_size=112, num_attention_heads=2, qk_rope_head_dim=16, qk_nope_head_dim=32,
                               v_head_dim=32, num_hidden_layers=2, intermediate_size=64, moe_intermediate_size=32,
                               vocab_size=100, max_position_embeddings=256, kv_lora_rank=16, q_lora_rank=16,
-                              rope_parameters={"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 32,
-                                               "mscale": 0.707, "mscale_all_dim": 0.707, "beta_fast": 32,
-                                               "beta_slow": 1, "rope_theta": 10000.0})
+                              rope_parameters={"rope_type": "yarn", "factor": 8.0,
+                                               "original_max_position_embeddings": 32, "mscale": 0.707,
+                                               "mscale_all_dim": 0.707, "beta_fast": 32, "beta_slow": 1,
+                                               "rope_theta": 10000.0})
     doc = posemb_doc(saved(tmp_path, config))
     assert_matches(doc, rotary_reference("deepseek_v3.modeling_deepseek_v3", "DeepseekV3RotaryEmbedding", config))
     assert doc["attention_factor"] == pytest.approx(1.0)  # equal mscales cancel

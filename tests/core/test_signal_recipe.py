@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
 from posemb_cli.core.dtypes import signal_recipe
 from posemb_cli.core.schemes.rope import RotaryPositionalEmbedding
 from posemb_cli.core.schemes.sinusoidal import SinusoidalPositionalEmbedding

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from posemb_cli.core.wording import every_nth, ordinal
 
 

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from posemb_cli.measures.context_bound import first_negative, min_base
 
 

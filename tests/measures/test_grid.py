@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import torch
-
 from posemb_cli.measures.grid import grid_side, grid_similarity
 
 

@@ -5,10 +5,9 @@ import io
 import numpy as np
 import pytest
 import torch
-from rich.console import Console
-
 from posemb_cli.measures.heatmap import Heatmap, bin_edges, heatmap_of_rows, similarity_heatmap
 from posemb_cli.render.pictures import RAMP, heatmap_cells_for_width, heatmap_picture, sparkline
+from rich.console import Console
 
 from tests.conftest import DEVICES
 from tests.oracles import sinusoidal_table

@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pytest
 import torch
-
 from posemb_cli.measures.neighbours import neighbour_similarity, norm_stats
 
 from tests.oracles import neighbour_cosines, sinusoidal_table

@@ -6,7 +6,6 @@ import math
 
 import pytest
 import torch
-
 from posemb_cli.measures.neighbours import neighbour_similarity
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")

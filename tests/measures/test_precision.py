@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from posemb_cli.measures.precision import log_positions, measure_precision
 
 SIGNIFICANT_BITS = {"bfloat16": 8, "float16": 11}  # stored fraction bits + the implicit leading one

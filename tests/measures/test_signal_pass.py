@@ -11,7 +11,6 @@ import math
 import numpy as np
 import pytest
 import torch
-
 from posemb_cli.core.schemes.alibi import AlibiPositionalBias
 from posemb_cli.core.schemes.learned import LearnedPositionalEmbedding
 from posemb_cli.core.schemes.rope import RotaryPositionalEmbedding

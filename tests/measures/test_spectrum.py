@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import posemb_cli.measures.spectrum as spectrum_module
 import pytest
 import torch
-
-import posemb_cli.measures.spectrum as spectrum_module
 from posemb_cli.measures.spectrum import table_spectrum
+
 from tests.oracles import sinusoidal_table
 
 

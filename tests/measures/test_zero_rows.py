@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pytest
 import torch
-
 from posemb_cli.measures.neighbours import UNDEFINED_NOTE, neighbour_similarity
 
 DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)

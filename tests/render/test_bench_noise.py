@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import io
 
-from rich.console import Console
-
 from posemb_cli.render.speed import NOISY_SPREAD, bench_table
 from posemb_cli.run.documents import BenchReport
+from rich.console import Console
 
 
 def row(scheme: str, median: float, spread: float) -> dict:

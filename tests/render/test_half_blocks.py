@@ -8,10 +8,9 @@ import re
 
 import numpy as np
 import pytest
-from rich.console import Console
-
 from posemb_cli.measures.heatmap import Heatmap
 from posemb_cli.render.pictures import heatmap_cells_for_screen, heatmap_picture
+from rich.console import Console
 
 _SGR = re.compile(r"\x1b\[([0-9;]*)m([^\x1b]*)")
 GREY, RED, BLUE = np.array([221, 221, 221]), np.array([180, 4, 38]), np.array([59, 76, 192])

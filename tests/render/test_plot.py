@@ -4,9 +4,8 @@ import sys
 import xml.etree.ElementTree as ElementTree
 
 import pytest
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
+from typer.testing import CliRunner
 
 from tests.model_files import gpt2_tensors, save_safetensors
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 import io
 
 import pytest
-from rich.console import Console
-
 from posemb_cli.render.documents import render_compare, render_inspect
 from posemb_cli.render.order import render_order
 from posemb_cli.run.analysis import compare, inspect
 from posemb_cli.run.config import make_config
 from posemb_cli.run.order import run_order
 from posemb_cli.run.position_config import with_position_settings
+from rich.console import Console
 
 WIDTHS = (80, 120)
 SIZES = {"dim": 32, "ctx": 128, "vocab": 1000, "batch": 2, "seq_len": 16, "seed": 0, "device": "cpu",

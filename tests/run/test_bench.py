@@ -6,12 +6,11 @@ import json
 import statistics
 
 import pytest
-from typer.testing import CliRunner
-
-from posemb_cli.run.bench import bench_configs, run_bench
 from posemb_cli.cli.app import app
 from posemb_cli.core.schemes import scheme_names
+from posemb_cli.run.bench import bench_configs, run_bench
 from posemb_cli.run.timing import Timing, time_side_by_side
+from typer.testing import CliRunner
 
 runner = CliRunner()
 SMALL = ["--ctx", "32", "--batch", "2", "--vocab", "100", "--repeats", "2", "--warmup", "1", "--device", "cpu"]

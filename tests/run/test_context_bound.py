@@ -6,9 +6,9 @@ import json
 import math
 
 import numpy as np
+from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
-from posemb_cli.cli.app import app
 from tests.position_oracles import plain_inv_freq
 
 runner = CliRunner()

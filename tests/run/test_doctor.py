@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
-from posemb_cli.cli.app import app
 from tests.model_files import gpt2_tensors, save_safetensors, write_config
 from tests.refusals import check_refused
 from tests.schema_files import validate
@@ -140,7 +140,8 @@ def test_more_ids(tmp_path):
     assert found["rope-theta-missing"]["severity"] == "warning"
     block = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 1024, "attention_factor": 1.5}
     found = ids(doctor(tmp_path, {**SMALL, "max_position_embeddings": 4096, "rope_scaling": block}))
-    assert found["yarn-attention-factor"]["severity"] == "info" and "1.13863" in found["yarn-attention-factor"]["message"]
+    assert found["yarn-attention-factor"]["severity"] == "info"
+    assert "1.13863" in found["yarn-attention-factor"]["message"]
     found = ids(doctor(tmp_path, {**SMALL, "hidden_size": 250, "num_attention_heads": 4}, code=3))
     assert found["head-size"]["severity"] == "error"
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from posemb_cli.run.memory import format_bytes
 
 

@@ -5,13 +5,12 @@ import json
 import numpy as np
 import pytest
 import torch
-from typer.testing import CliRunner
-
-from posemb_cli.core.attention import attention_weights
 from posemb_cli.cli.app import app
+from posemb_cli.core.attention import attention_weights
 from posemb_cli.run.config import make_config
 from posemb_cli.run.order import _permutation, run_order
 from posemb_cli.run.position_config import with_position_settings
+from typer.testing import CliRunner
 
 from tests.oracles import sinusoidal_table
 from tests.position_oracles import paper_slopes

@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 import torch
-from typer.testing import CliRunner
-
 from posemb_cli.cli.app import app
 from posemb_cli.core.attention import attention_weights
 from posemb_cli.run.config import make_config
 from posemb_cli.run.padding import run_padding
 from posemb_cli.run.position_config import with_position_settings
+from typer.testing import CliRunner
+
 from tests.oracles import sinusoidal_table
 from tests.position_oracles import paper_slopes, plain_inv_freq
 from tests.refusals import check_refused
@@ -38,7 +38,8 @@ def rope_rows(x, positions, inv_freq):
     for t, m in enumerate(positions):
         for i, f in enumerate(inv_freq):
             c, s = np.cos(m * f), np.sin(m * f)
-            out[t, 2 * i], out[t, 2 * i + 1] = x[t, 2 * i] * c - x[t, 2 * i + 1] * s, x[t, 2 * i] * s + x[t, 2 * i + 1] * c
+            a, b = x[t, 2 * i], x[t, 2 * i + 1]
+            out[t, 2 * i], out[t, 2 * i + 1] = a * c - b * s, a * s + b * c
     return out
 
 

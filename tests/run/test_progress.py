@@ -52,7 +52,8 @@ def test_order_and_padding_name_a_stage_per_scheme():
     schemes = ("none", "learned", "rope")
     config = with_position_settings(EmbeddingConfig(dim=16, ctx=32, vocab=50, batch=2, seq_len=8, device="cpu",
                                                     max_offset=1), schemes=schemes)
-    for run in (lambda p: run_order(config, schemes, progress=p), lambda p: run_padding(config, schemes, 2, progress=p)):
+    runs = (lambda p: run_order(config, schemes, progress=p), lambda p: run_padding(config, schemes, 2, progress=p))
+    for run in runs:
         recorder = Recorder()
         run(recorder)
         names = [name for name, _, _ in recorder.stages]

@@ -11,7 +11,6 @@ import sys
 import textwrap
 
 import pytest
-
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.analysis import compare
 

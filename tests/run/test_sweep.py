@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from typer.testing import CliRunner
-
 import posemb_cli.run.analysis
+import pytest
 from posemb_cli.cli.app import app
 from posemb_cli.cli.lists import parse_float_list, parse_int_list
+from typer.testing import CliRunner
 
 runner = CliRunner()
 COMMON = ["--vocab", "100", "--batch", "2", "--device", "cpu"]

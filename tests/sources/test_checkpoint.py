@@ -5,10 +5,9 @@ import json
 import numpy as np
 import pytest
 import torch
-
-from posemb_cli.sources.checkpoint import load_checkpoint
-from posemb_cli.run.config import PosembError
 from posemb_cli.core.schemes.table import TablePositionalEmbedding
+from posemb_cli.run.config import PosembError
+from posemb_cli.sources.checkpoint import load_checkpoint
 
 from tests.model_files import gpt2_tensors, opt_tensors, roberta_tensors, save_safetensors, save_torch, write_config
 

@@ -14,6 +14,7 @@ import pytest
 gguf = pytest.importorskip("gguf")
 
 from posemb_cli.cli.app import app
+
 from tests.gguf_files import q8_0, write_gguf
 from tests.hf_rope import (
     assert_matches,

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from posemb_cli.errors import PosembError
 from posemb_cli.sources.ids_input import read_ids_input
 from posemb_cli.sources.json_limits import json_depth, parse_json
@@ -43,7 +42,8 @@ def test_parse_json_refuses_past_the_depth_limit_and_reads_up_to_it():
 
 
 @pytest.mark.parametrize("count,text", [(0, "0 B"), (1023, "1023 B"), (1536, "1.5 KiB"), (2**30, "1.0 GiB"),
-                                        (2**60, "1.0 EiB"), (2**60 + 1, "more than 1 EiB"), (10**30, "more than 1 EiB")])
+                                        (2**60, "1.0 EiB"), (2**60 + 1, "more than 1 EiB"),
+                                        (10**30, "more than 1 EiB")])
 def test_format_bytes(count, text):
     assert format_bytes(count) == text
 

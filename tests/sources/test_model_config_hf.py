@@ -24,7 +24,8 @@ from transformers import (
 
 from tests.hf_rope import assert_matches, posemb_doc, rotary_reference, saved
 
-SMALL = {"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 64, "vocab_size": 100,
+SMALL = {"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 64,
+         "vocab_size": 100,
              "max_position_embeddings": 64}
 
 PARTIAL = [  # (config, module, rotary class, rotary features of the head)

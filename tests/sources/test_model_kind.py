@@ -4,10 +4,10 @@ import json
 import os
 
 import pytest
-
 from posemb_cli.errors import PosembError
 from posemb_cli.sources.model_kind import classify_config, classify_tensors
 from posemb_cli.sources.tensor_files import open_tensor_file
+
 from tests.model_zoo import FAMILIES, zoo_model
 
 # family -> the kind its transformers implementation uses (read from each modeling file).

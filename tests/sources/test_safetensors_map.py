@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from safetensors.torch import load_file, save_file
-
 from posemb_cli.sources.safetensors_map import mapped_tensor
 from posemb_cli.sources.tensor_files import open_tensor_file
+from safetensors.torch import load_file, save_file
 
 
 def _mapped_ranges(path: Path) -> list[tuple[int, int]]:
