@@ -12,6 +12,7 @@ signal a second time.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -65,9 +66,7 @@ def read_blocks(
         width, element: F and the bytes of one element, to size the blocks to ``budget``.
         progress: called with the number of rows finished after each block.
     """
-    grain = 1
-    for accumulator in accumulators:
-        grain = grain * accumulator.grain // _gcd(grain, accumulator.grain)
+    grain = math.lcm(1, *(accumulator.grain for accumulator in accumulators))
     overlap = max((accumulator.overlap for accumulator in accumulators), default=0)
     block = block_rows_for(width, element, grain, budget=budget)
     for start in range(0, rows, block):
@@ -78,9 +77,3 @@ def read_blocks(
         del chunk
         if progress is not None:
             progress(stop - start)
-
-
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a

@@ -23,12 +23,7 @@ _BLOCK_COLUMNS = 512  # the most columns of one block: G * 512 distances, 8 MiB 
 _BASE_CEILING = 1e300
 _RELATIVE_TOLERANCE = 1e-4
 
-__all__ = ["cosine_sum", "first_negative", "min_base"]
-
-
-def cosine_sum(inv_freq: np.ndarray, distances: np.ndarray) -> np.ndarray:
-    """B(m) for each distance: (M,) from (F,) frequencies and (M,) distances, float64."""
-    return np.cos(np.asarray(distances, dtype=np.float64)[:, None] * np.asarray(inv_freq)[None, :]).sum(axis=1)
+__all__ = ["first_negative", "min_base"]
 
 
 def first_negative(inv_freq: np.ndarray, limit: int) -> int | None:

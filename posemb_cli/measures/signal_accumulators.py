@@ -18,10 +18,9 @@ from typing import cast
 
 import torch
 
-from posemb_cli.measures.neighbours import NeighbourTotals, _band_dots, neighbour_block_rows
+from posemb_cli.measures.neighbours import NeighbourTotals, _band_dots, neighbour_block_rows, row_norms
 
-# Values per sub-block of the float64 norms: their temporaries stay below the C heap's mmap
-# threshold during the pass (run/allocator.py), so they are reused, not mapped anew.
+# Values per sub-block of a float64 difference: its temporaries stay small.
 _NORM_BLOCK_ELEMENTS = 1 << 18
 _PEAK_BLOCK_ELEMENTS = 1 << 22  # rows of a peak sub-block: its reductions make no copy
 
@@ -29,14 +28,6 @@ _PEAK_BLOCK_ELEMENTS = 1 << 22  # rows of a peak sub-block: its reductions make 
 def compute_dtype(dtype: torch.dtype) -> torch.dtype:
     """float64 signals stay float64; every other dtype is multiplied in float32."""
     return torch.float64 if dtype == torch.float64 else torch.float32
-
-
-def block_norms(rows: torch.Tensor) -> torch.Tensor:
-    """(n,) float64 Euclidean norm of every row of ``rows`` (n, F), in sub-blocks."""
-    step = max(1, _NORM_BLOCK_ELEMENTS // max(rows.shape[1], 1))
-    # dtype= casts inside the reduction: the same float64 norms as a float64 copy's, without the copy.
-    return torch.cat([torch.linalg.vector_norm(rows[at:at + step], dim=1, dtype=torch.float64)
-                      for at in range(0, rows.shape[0], step)] or [rows.new_zeros(0, dtype=torch.float64)])
 
 
 class NormsAndNeighbours:
@@ -53,7 +44,7 @@ class NormsAndNeighbours:
         self.dots: torch.Tensor | None = None
 
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
-        norms = block_norms(rows)  # (n,) float64: the block and its overlap
+        norms = row_norms(rows)  # (n,) float64: the block and its overlap
         self.norms = norms
         own = norms[:stop - start]
         self.low, self.high = min(self.low, float(own.min())), max(self.high, float(own.max()))
@@ -108,24 +99,21 @@ class LargestAbs:
 
 
 class StridedSample:
-    """Rows 0, s, 2s, ... of the signal, kept for the all-pairs distance (M rows).
+    """Rows 0, s, 2s, ... of a computed signal, kept for the all-pairs distance (M rows).
 
-    Of a stored table (``source``) the sample is a strided view of its rows: no copy (matrix
-    products take a row stride as it is). Otherwise
-    the (M, F) sample is allocated once, at the first block, so that no small allocation outlives
-    a block in between the blocks' own (which would fragment the C heap).
+    The (M, F) sample is allocated once, at the first block, so that no small allocation outlives
+    a block in between the blocks' own (which would fragment the C heap). A stored table needs
+    none: ``measure_signal`` takes a strided view of its rows.
     """
 
     grain, overlap = 1, 0
 
-    def __init__(self, stride: int, rows: int, source: torch.Tensor | None = None) -> None:
-        self.stride, self.source = stride, source
+    def __init__(self, stride: int, rows: int) -> None:
+        self.stride = stride
         self.count = -(-rows // stride)  # M
         self.rows: torch.Tensor | None = None
 
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
-        if self.source is not None:
-            return
         if self.rows is None:
             self.rows = rows.new_empty(self.count, rows.shape[1])
         first = -(-start // self.stride) * self.stride  # the first sampled position in the block
@@ -134,8 +122,6 @@ class StridedSample:
             self.rows[first // self.stride:first // self.stride + taken.shape[0]] = taken
 
     def sample(self) -> torch.Tensor:
-        if self.source is not None:
-            return self.source[::self.stride]  # (M, F): a strided view of the stored rows, no copy
         if self.rows is None:
             raise ValueError("StridedSample.sample() before any block was fed")
         return self.rows  # (M, F)
@@ -203,7 +189,8 @@ class SignalMatch:
     def __init__(self, second: Callable[[int, int], torch.Tensor] | Iterator[torch.Tensor], rows: int,
                  width: int, budget: int) -> None:
         self.second, self.rows = second, rows
-        self.every = max(1, -(-rows * width // budget))  # compare one block in ``every``
+        # Compare one block in ``every``; a second read drawn in consecutive blocks is read, so compared, in full.
+        self.every = 1 if isinstance(second, Iterator) else max(1, -(-rows * width // budget))
         self.pending: torch.Tensor | None = None
         self.diff, self.same, self.values, self.blocks = 0.0, True, 0, 0
 

@@ -107,16 +107,20 @@ def measure_signal(
         second = scheme.signal
     stride = sample_stride(rows, pair_budget)
     norms = NormsAndNeighbours(rows, width, max_offset, device, block_rows=block_rows)
-    stored = scheme.table() if isinstance(scheme, AdditiveTable) and scheme.stored else None
-    bounds, sample = LargestAbs(rows), StridedSample(stride, rows, source=stored)
-    near, match = NeighbourMinimum(rows, max_offset, norms), SignalMatch(second, rows, width, match_budget)
+    # A stored table's sample is a strided view of its rows (matrix products take a row stride as it
+    # is): no copy. A computed signal's rows are kept as the pass goes.
+    stored = isinstance(scheme, AdditiveTable) and scheme.stored
+    sample = scheme.table()[::stride] if stored else StridedSample(stride, rows)
+    bounds, near = LargestAbs(rows), NeighbourMinimum(rows, max_offset, norms)
+    match = SignalMatch(second, rows, width, match_budget)
     pictures = {name: HeatmapSums(rows, width, cells, device) for name, cells in (heatmaps or {}).items()}
+    kept = [sample] if isinstance(sample, StridedSample) else []
     with torch.no_grad():
-        read_blocks(scheme.signal, rows, [norms, bounds, sample, near, match, *pictures.values()], width=width,
+        read_blocks(scheme.signal, rows, [norms, bounds, *kept, near, match, *pictures.values()], width=width,
                     element=element, budget=block_bytes, progress=progress)
-        closest = closest_in_sample(sample.sample(), stride)
+        closest = closest_in_sample(sample.sample() if isinstance(sample, StridedSample) else sample, stride)
     return SignalPass(rows=rows, width=width, dtype=dtype, neighbours=norms.neighbours(),
                       norms=norms.norm_stats(width), bounds=bounds.result(), closest=closest,
                       near=near.result(), diff=match.diff, same=match.same, values=match.values,
-                      compared_every=match.every if not isinstance(second, Iterator) else 1, how=how,
+                      compared_every=match.every, how=how,
                       heatmaps={name: sums.result() for name, sums in pictures.items()})

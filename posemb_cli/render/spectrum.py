@@ -29,7 +29,8 @@ def sampled_curve(values, width: int = _WIDTH) -> list[float]:
 
 
 def _table(result: SchemeReport, spectrum: Spectrum) -> Table:
-    scores = spectrum.scores if result.pictures else None  # curves only where pictures were asked for
+    # Curves only where terminal pictures were asked for (a --plot file's heatmap alone draws none here).
+    scores = spectrum.scores if "heatmap" in result.pictures else None
     table = Table(title=f"What the table learned: principal components over its {spectrum.rows} positions "
                         f"({spectrum.method} SVD of the centred table)", title_justify="left",
                   caption="period: rows per cycle of the component's strongest frequency (rows / FFT bin)",

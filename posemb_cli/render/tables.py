@@ -41,11 +41,10 @@ def _params_table(results: list[SchemeReport]) -> Table:
                          caption="overhead = positional / token (--json: a ratio)")
     for result in results:  # a dash where the model's token table is unknown
         p = result.params
-        if p.token is None:
+        if p.token is None or p.total is None:
             table.add_row(result.scheme, "-", count(p.position), "-", "-")
         else:
-            table.add_row(result.scheme, count(p.token), count(p.position), count(p.token + p.position),
-                          percent(p.position / p.token))
+            table.add_row(result.scheme, count(p.token), count(p.position), count(p.total), percent(p.overhead))
     return table
 
 

@@ -46,7 +46,7 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         # carries for rope and alibi): norms, neighbours, the scorecard's sums and the determinism rebuild.
         wanted = {} if observe is None else observe(name, position)  # heatmaps: name -> cells per side
         progress.stage("neighbour similarity" + (" and pictures" if wanted else ""), int(position.max_ctx))
-        with bounded_heap():  # streamed blocks map and unmap their memory: the peak stays a few blocks
+        with bounded_heap():  # the heap keeps and reuses the pass's blocks: the peak stays a few blocks
             second = _second_read(name, config, device=device, dtype=dtype, built=given_table is None,
                                   builder=builder)
             measured = measure_signal(position, max_offset=config.max_offset, pair_budget=PAIR_BUDGET,
@@ -67,8 +67,7 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         neighbour_similarity=measured.neighbours,
         table=stats,
         bands=position.bands(),
-        signal=_signal_figures(name, position, config, device=device, dtype=dtype, built=given_table is None,
-                               build=build, measured=measured, progress=progress),
+        signal=_signal_figures(position, config, measured=measured, progress=progress),
     )
 
 
@@ -91,16 +90,11 @@ def _second_read(name: str, config, *, device, dtype, built: bool, builder) -> d
     return rebuilt_rows(lambda: builder(name, config, device=device, dtype=dtype))
 
 
-def _signal_figures(name: str, position, config, *, device, dtype, built: bool, build, measured,
-                    progress) -> SignalFigures:
-    """The figures beyond the lesson's (relative check, decay bound, slopes, scorecard)."""
+def _signal_figures(position, config, *, measured, progress) -> SignalFigures:
+    """The figures beyond the lesson's (relative check, decay bound, slopes, scorecard), from the one pass."""
     from posemb_cli.run.diagnostics import signal_figures
 
-    def rebuild():
-        return build(name, config, device=device, dtype=dtype)
-
-    return signal_figures(position, config, rebuild=rebuild if built else None, measured=measured,
-                          progress=progress)
+    return signal_figures(position, config, measured=measured, progress=progress)
 
 
 def run_schemes(

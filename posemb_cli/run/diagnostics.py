@@ -5,8 +5,6 @@ The JSON keys these give are listed in docs/json-contract.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import torch
 
 from posemb_cli.core.schemes.protocols import BiasScheme, PositionScheme, RotaryScheme
@@ -28,18 +26,16 @@ def signal_figures(
     position: PositionScheme,
     config: EmbeddingConfig,
     *,
-    rebuild: Callable[[], PositionScheme] | None = None,
+    measured: SignalPass,
     progress: Progress | None = None,
-    measured: SignalPass | None = None,
 ) -> SignalFigures:
     """Every figure of one scheme beyond the lesson's, measured on its tensors.
 
     Args:
         position: the built scheme.
         config: the effective settings (ctx, max_offset, seed, init_std).
-        rebuild: builds the same scheme again, for the determinism check.
-        progress: hears each stage as it starts.
         measured: the one pass over the signal already made (its second read the rebuild's rows).
+        progress: hears each stage as it starts.
     """
     progress = or_silent(progress)
     with torch.no_grad():
@@ -53,7 +49,7 @@ def signal_figures(
         frequencies = [band.inv_freq for band in bands] if bands else None
         ctx = int(position.max_ctx)
         progress.stage("scorecard")
-        card = scorecard(position, rebuild=rebuild, max_offset=config.max_offset,
+        card = scorecard(position, max_offset=config.max_offset,
                          seed=config.seed + _PROBE_SEED, probe_std=config.init_std, measured=measured)
         progress.stage("decay bound and spectrum")
         release_free_memory()  # what the checks above freed, back before the spectrum's blocks are allocated

@@ -59,7 +59,6 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
     head = prepare_head(config, schemes, progress, extra_bytes=scores, check_batch=fits_padded)
     run, compute, weights, rounding = head.prepared, head.compute, head.weights, head.rounding
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
-    ids = ids.to(device)
     batch = ids.shape[0]
     padded = torch.cat((torch.full((batch, pad), PAD_ID, dtype=ids.dtype, device=device), ids), dim=1)
     plain_mask = torch.ones_like(ids, dtype=torch.bool)
@@ -69,7 +68,7 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
         for name in schemes:
             progress.stage(f"{name}: attention on the batch and on it left-padded")
             position = build_scheme(name, config, device=device, dtype=dtype)
-            table = position.table()  # (L, D): zeros for schemes acting inside attention
+            table = position(config.seq_len + pad)  # (N + T, D): zeros for schemes acting inside attention
             rotate = position.rotate if isinstance(position, RotaryScheme) else None
             bias = None
             if isinstance(position, BiasScheme):

@@ -174,7 +174,9 @@ def from_checkpoint(path: str, *, key: str | None, position_offset: int | None) 
         if tensors.model_config is None:
             raise PosembError(f"--checkpoint {path}: this model uses {kind.label} ({kind.decided_by}); pass its "
                               f"config.json with --config")
-        config_path = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+        # The settings: a .gguf file holds its own; other weights have config.json beside them.
+        config_path = (path if os.path.isdir(path) or path.lower().endswith(".gguf")
+                       else os.path.dirname(os.path.abspath(path)))
         model = from_config(config_path)
         note = (f"--checkpoint {path}: {kind.label} ({kind.decided_by}) acts inside attention, no position table; "
                 f"analysed from its config.json")

@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from posemb_cli.core.schemes.bands import Band
-from posemb_cli.measures.decay import DecayPoint
-from posemb_cli.measures.relative import RelativeDeviation
-from posemb_cli.measures.relative_bias import RelativeBiasProfile
-from posemb_cli.measures.scorecard import Scorecard
-from posemb_cli.measures.spectrum import Spectrum
-from posemb_cli.run.context_bound import ContextBound
+if TYPE_CHECKING:  # annotations only: the report and its JSON form need no torch (a bad flag costs nothing)
+    from posemb_cli.core.schemes.bands import Band
+    from posemb_cli.measures.decay import DecayPoint
+    from posemb_cli.measures.relative import RelativeDeviation
+    from posemb_cli.measures.relative_bias import RelativeBiasProfile
+    from posemb_cli.measures.scorecard import Scorecard
+    from posemb_cli.measures.spectrum import Spectrum
+    from posemb_cli.run.context_bound import ContextBound
 
 INSPECT_SCHEMA = "posemb.inspect/1"
 COMPARE_SCHEMA = "posemb.compare/1"

@@ -91,3 +91,11 @@ def test_python_dash_m_help_imports_no_torch():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "Usage" in done.stdout
     assert done.stderr.strip().splitlines()[-1] == "False"
+
+
+@pytest.mark.parametrize("args", [["compare", "--dim", "0"], ["inspect", "--ctx", "1", "--json"],
+                                  ["precision", "--scheme", "bogus"], ["padding", "--pad", "0"]])
+def test_a_bad_flag_is_refused_without_torch(args):
+    report = probe(args)
+    assert report["code"] == 2, report
+    assert "torch" not in report["heavy"], f"posemb {' '.join(args)} imported torch before refusing"

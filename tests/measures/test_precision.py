@@ -94,3 +94,12 @@ def test_lone_sin_leaves_the_missing_cos_out():
     freq = 1.0 / 10000.0 ** (2.0 * np.arange(3) / 5)  # a sinusoidal table of width 5: 3 sin, 2 cos
     result = measure_precision(freq, 64, "float64", "native", lone_sin=True)
     assert result.max_value_error < 1e-12 and result.first_collapse is None
+    # Two slow pairs and a fast lone sin, in float16: the fast angle is far off, so a cos (and a phase)
+    # for it would dominate; left out, the phase error is the two pairs' alone, while its sin still counts.
+    freq = np.array([1e-3, 1e-3, 5.0])
+    lone = measure_precision(freq, 4096, "float16", "native", lone_sin=True)
+    counted = measure_precision(freq, 4096, "float16", "native", lone_sin=False)
+    pairs = measure_precision(freq[:2], 4096, "float16", "native")
+    assert lone.max_phase_error == pairs.max_phase_error
+    assert counted.max_phase_error > 100 * lone.max_phase_error
+    assert lone.max_value_error > 100 * pairs.max_value_error

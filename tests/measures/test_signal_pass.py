@@ -77,6 +77,14 @@ def test_one_pass_matches_plain_loops(name, max_offset):
     assert found.closest["stride"] == expected["stride"] > 1  # 300 rows exceed a budget of 2000 pairs
     assert found.closest["distance"] == pytest.approx(expected["closest"], rel=1e-6)  # float32 near-ties
     assert found.near["distance"] == pytest.approx(expected["near"], rel=1e-6, abs=1e-9)
+    # The reported pairs, measured here: sampled positions for the closest, at most K apart for the nearest
+    # (near-ties make the argmin itself ambiguous in float32, so its distance is what is checked).
+    i, j = found.closest["pair"]
+    assert i < j and i % expected["stride"] == 0 and j % expected["stride"] == 0
+    assert np.linalg.norm(rows[j] - rows[i]) == pytest.approx(expected["closest"], rel=1e-6)
+    i, j = found.near["pair"]
+    assert 1 <= j - i <= max_offset
+    assert np.linalg.norm(rows[j] - rows[i]) == pytest.approx(expected["near"], rel=1e-6, abs=1e-9)
     assert found.same and found.diff == 0.0 and found.values == rows.size
 
 

@@ -39,6 +39,11 @@ def test_gguf_config_equals_the_config_json(tmp_path):
     for key in ("bands", "neighbour_similarity", "attention_factor", "params", "scorecard", "long_term_decay"):
         assert doc[key] == same[key], key
     assert doc["source"]["format"] == "gguf" and doc["config"]["vocab"] == 100
+    from transformers import LlamaConfig  # and both equal transformers' own linear frequencies
+
+    config = LlamaConfig(hidden_size=64, num_attention_heads=4, max_position_embeddings=128,
+                         rope_parameters={"rope_type": "linear", "factor": 2.0, "rope_theta": 500000.0})
+    assert_matches(doc, init_reference(config, "linear"))
 
 
 def test_gguf_partial_rotary_and_yarn_match_transformers(tmp_path):
@@ -125,3 +130,12 @@ def test_without_the_gguf_package_says_what_to_install(tmp_path, monkeypatch, fl
     result = runner.invoke(app, ["inspect", flag, path, "--device", "cpu", "--json"])
     assert result.exit_code == 2 and result.stdout == ""
     assert "pip install 'posemb[gguf]'" in result.stderr and "Traceback" not in result.output
+
+
+def test_a_rope_gguf_given_as_checkpoint_is_read_from_its_own_metadata(tmp_path):
+    """A .gguf holds its settings: --checkpoint on it reads them, not a config.json beside it (there is none)."""
+    path = write_gguf(tmp_path / "m.gguf", "llama", LLAMA, tokens=100)
+    result = runner.invoke(app, ["inspect", "--checkpoint", path, "--device", "cpu", "--max-offset", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert_matches(doc, (1.0 / 500000.0 ** (np.arange(0, 16, 2) / 16), 1.0))  # plain RoPE, rope.freq_base

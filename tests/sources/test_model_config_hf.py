@@ -64,7 +64,7 @@ def test_deepseek_v3_rotates_qk_rope_head_dim(tmp_path):
     doc = posemb_doc(saved(tmp_path, config))
     assert_matches(doc, rotary_reference("deepseek_v3.modeling_deepseek_v3", "DeepseekV3RotaryEmbedding", config))
     assert doc["source"]["rotary_dim"] == 16 and doc["source"]["layout"] == "interleaved"
-    assert 112 // 2 != 16  # hidden / heads would be wrong
+    assert len(doc["bands"]) == 16 // 2  # qk_rope_head_dim's pairs; hidden / heads (56) would give 28
 
 
 GEMMA3 = {"hidden_size": 64, "num_attention_heads": 4, "head_dim": 16, "num_hidden_layers": 6, "intermediate_size": 64,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from posemb_cli.core.schemes.bands import Band
 from posemb_cli.errors import PosembError
 
 
@@ -51,9 +52,8 @@ class InAttention:
 
 
 class ZeroInput(InAttention):
-    """A scheme that acts on attention scores: its additive part is zero at every length.
-
-    Subclasses name the tensor whose device the zeros live on (``anchor``).
+    """A scheme that acts inside attention (on scores, or on queries and keys): its additive part is zero
+    at every length. Subclasses name the tensor whose device the zeros live on (``anchor``).
     """
 
     acts_on = "attention scores"
@@ -71,5 +71,5 @@ class ZeroInput(InAttention):
     def table(self) -> torch.Tensor:
         return self.forward(self.max_ctx)  # (L, D) of zeros
 
-    def bands(self) -> None:
+    def bands(self) -> list[Band] | None:
         return None

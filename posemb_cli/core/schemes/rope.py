@@ -22,7 +22,7 @@ from torch import nn
 
 from posemb_cli.core.dtypes import uses_cast_recipe
 from posemb_cli.core.schemes.bands import Band, bands_of
-from posemb_cli.core.schemes.base import InAttention
+from posemb_cli.core.schemes.base import ZeroInput
 from posemb_cli.core.schemes.rope_scaling import SEQ_LEN_KINDS, RopeScaling, rope_frequencies
 from posemb_cli.core.settings import EmbeddingConfig
 
@@ -35,7 +35,7 @@ def _compute_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.float64 if dtype == torch.float64 else torch.float32
 
 
-class RotaryPositionalEmbedding(InAttention, nn.Module):
+class RotaryPositionalEmbedding(ZeroInput, nn.Module):
     """RoPE over ``dim`` features split into heads of ``head_dim``, with optional context scaling.
 
     Args:
@@ -84,12 +84,8 @@ class RotaryPositionalEmbedding(InAttention, nn.Module):
         probes /= torch.linalg.vector_norm(probes, dim=1, keepdim=True) * math.sqrt(count)  # rows of unit norm
         self.register_buffer("probes", probes.to(device=device, dtype=_compute_dtype(self.dtype)), persistent=False)
 
-    def forward(self, seq_len: int) -> torch.Tensor:
-        """The additive part: zero, (T, D) as a broadcast view (no memory). Any length is served."""
-        return torch.zeros((), dtype=self.dtype, device=self.inv_freq.device).expand(seq_len, self.dim)
-
-    def table(self) -> torch.Tensor:
-        return self.forward(self.max_ctx)  # (L, D) of zeros: nothing is added to the input
+    def anchor(self) -> torch.Tensor:
+        return self.inv_freq  # nothing is added to the input: ZeroInput's zero additive part lives beside it
 
     def frequencies(self, seq_len: int | None = None) -> torch.Tensor:
         """(h,) float64 frequencies as used for a sequence of ``seq_len`` (dynamic NTK and LongRoPE depend on it)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import math
 
+from posemb_cli.core.schemes.rope_scaling import yarn_attention_factor
 from posemb_cli.run.doctor.model import ModelFields, number
 from posemb_cli.run.doctor.rope_keys import EVERY_KEY, EXTENDING, REQUIRED, known_keys
 from posemb_cli.run.documents import Finding
@@ -102,7 +103,7 @@ def _yarn_attention(model: ModelFields) -> list[Finding]:
     given, factor = number(model.block["attention_factor"]), number(model.block.get("factor"))
     if given is None or factor is None or factor <= 1 or "mscale" in model.block:
         return []
-    default = 0.1 * math.log(factor) + 1.0
+    default = yarn_attention_factor(factor)
     if math.isclose(given, default, rel_tol=1e-6):
         return []
     return [Finding("yarn-attention-factor", "info",
