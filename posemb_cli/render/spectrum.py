@@ -10,7 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from posemb_cli.measures.spectrum import Spectrum
-from posemb_cli.render.format import general
+from posemb_cli.render.fit import Fitted
+from posemb_cli.render.format import general, percent
 from posemb_cli.render.pictures import sparkline
 from posemb_cli.run.report import SchemeReport
 
@@ -28,15 +29,14 @@ def sampled_curve(values, width: int = _WIDTH) -> list[float]:
     return [float(v) / scale for v in picks]
 
 
-def _table(result: SchemeReport, spectrum: Spectrum) -> Table:
-    # Curves only where terminal pictures were asked for (a --plot file's heatmap alone draws none here).
-    scores = spectrum.scores if "heatmap" in result.pictures else None
+def _table(spectrum: Spectrum, *, curves: bool) -> Table:
+    scores = spectrum.scores if curves else None
     table = Table(title=f"What the table learned: principal components over its {spectrum.rows} positions "
                         f"({spectrum.method} SVD of the centred table)", title_justify="left",
                   caption="period: rows per cycle of the component's strongest frequency (rows / FFT bin)",
                   caption_justify="left")
     for name in ("component", "variance", "period (rows)", "bin"):
-        table.add_column(name, justify="right")
+        table.add_column(name, justify="right", no_wrap=True)  # figures are never cut
     if scores is not None:
         table.add_column("against position (scaled to ±1)", no_wrap=True)
     for index, (share, period, frequency) in enumerate(zip(
@@ -44,11 +44,17 @@ def _table(result: SchemeReport, spectrum: Spectrum) -> Table:
         curve: tuple[Text | str, ...] = ()
         if scores is not None:
             curve = (Text(sparkline(sampled_curve(scores[:, index])), style="cyan") if index < CURVES else "",)
-        table.add_row(f"PC{index + 1}", f"{100 * share:.2f}%", general(period), str(frequency), *curve)
+        table.add_row(f"PC{index + 1}", percent(share), general(period), str(frequency), *curve)
     return table
 
 
 def spectrum_parts(result: SchemeReport) -> list:
     """The spectrum table, or nothing for schemes without one."""
     spectrum = None if result.signal is None else result.signal.spectrum
-    return [] if spectrum is None else [_table(result, spectrum)]
+    if spectrum is None:
+        return []
+    # Curves only where terminal pictures were asked for (a --plot file's heatmap alone draws none here);
+    # where they do not fit the width, the table without them.
+    if "heatmap" in result.pictures:
+        return [Fitted(lambda: _table(spectrum, curves=True), lambda: _table(spectrum, curves=False))]
+    return [Fitted(lambda: _table(spectrum, curves=False))]

@@ -62,3 +62,23 @@ def test_formula_schemes_have_no_spectrum():
     schemes = {entry["scheme"]: entry for entry in json.loads(result.stdout)["schemes"]}
     assert "spectrum" in schemes["learned"] and "spectrum" not in schemes["sinusoidal"]
     assert "context_bound" in schemes["sinusoidal"] and "context_bound" in schemes["rope"]
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_spectrum_table_never_cuts_a_figure(columns):
+    """With terminal pictures the curves take the room they need; below it the table drops them, not figures."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-m", "posemb_cli", "inspect", "--scheme", "learned", "--dim", "64",
+                           "--ctx", "512", "--pictures", "screen"], capture_output=True, text=True, env=env,
+                          timeout=120, check=True)
+    section = done.stdout[done.stdout.index("What the table learned"):]
+    rows = [line for line in section.splitlines() if "PC" in line][:8]
+    assert len(rows) == 8 and all("…" not in row and "%" in row for row in rows), rows
+    assert max(len(line) for line in done.stdout.splitlines()) <= columns
+    assert ("▁" in section or "▅" in section) == (columns >= 120)  # the curves, where they fit
