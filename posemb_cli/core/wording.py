@@ -1,4 +1,5 @@
-"""Words shared by the measures' notes and the renderers: ordinals and "every n-th position".
+"""Words shared by the measures' notes, the sources' rules and the renderers: ordinals, "every n-th position",
+runs of layer indices.
 
 Lives in core (it imports nothing) so that measures and render both reach it
 without crossing layers.
@@ -6,7 +7,7 @@ without crossing layers.
 
 from __future__ import annotations
 
-__all__ = ["every_nth", "ordinal"]
+__all__ = ["every_nth", "layer_ranges", "ordinal"]
 
 
 def ordinal(n: int) -> str:
@@ -25,3 +26,14 @@ def every_nth(n: int, noun: str = "position") -> str:
     if n == 2:
         return f"every other {noun}"
     return f"every {ordinal(n)} {noun}"
+
+
+def layer_ranges(layers) -> str:
+    """``0-4, 6-10, 12-16`` for runs of consecutive indices (two in a row are listed: ``5, 6``)."""
+    runs: list[list[int]] = []
+    for index in layers:
+        if runs and index == runs[-1][-1] + 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)) for run in runs)

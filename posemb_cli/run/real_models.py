@@ -93,6 +93,9 @@ def _finish(report, model, *, vocab_typed: bool):
     """The report with the model's ``source`` and, where the token table is unknown, no token figures."""
     result = report.result
     params = result.params
+    reading = model.reading
+    if reading is not None and model.loaded is None and reading.token_parameters is not None:
+        params = dataclasses.replace(params, token=reading.token_parameters)  # the model's token table, not one head's
     if model.vocab is None and not vocab_typed:
         params = dataclasses.replace(params, token=None)
     source: SourceDescription = model
@@ -103,7 +106,9 @@ def _finish(report, model, *, vocab_typed: bool):
         from posemb_cli.measures.grid import grid_similarity
 
         grid = grid_similarity(model.loaded.table)
-    result = dataclasses.replace(result, params=params, source=source, grid=grid)
+    result = dataclasses.replace(result, params=params, source=source, grid=grid,
+                                 model=None if reading is None else reading.model_dict(),
+                                 layer_map=None if reading is None else reading.layer_map())
     config = report.config if params.token is not None else {**report.config, "model_vocab": None}
     return dataclasses.replace(report, config=config, result=result)
 

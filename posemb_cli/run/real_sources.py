@@ -20,12 +20,10 @@ from posemb_cli.sources.checkpoint import (
     model_kind_of,
     position_tables,
 )
-from posemb_cli.sources.model_config import (
-    RopeModel,
-    read_json_config,
-    read_rope_config,
-)
-from posemb_cli.sources.model_kind import ModelKind, classify_config
+from posemb_cli.sources.model_config import RopeModel, rope_model_of
+from posemb_cli.sources.model_kind import ModelKind
+from posemb_cli.sources.model_reading import ModelReading
+from posemb_cli.sources.read_model import read_checkpoint_model, read_model
 from posemb_cli.sources.relative_bias import RelativeBiasTable, read_relative_bias
 from posemb_cli.sources.tensor_files import open_tensor_file
 
@@ -73,6 +71,7 @@ class RealModel:
     formula: FormulaModel | None = None
     bias: RelativeBiasTable | None = None
     notes: list[str] = field(default_factory=list)
+    reading: ModelReading | None = None  # the model's hyperparameters and layers, where a config or header gives them
 
     @property
     def part(self) -> LoadedTable | RopeModel | FormulaModel | RelativeBiasTable:
@@ -96,9 +95,12 @@ class RealModel:
     def source(self) -> dict:
         """The JSON ``source`` object: the part's own keys plus ``kind`` and ``decided_by``."""
         out = {**self.part.source(), **self.kind.source()}
+        if self.reading is not None:
+            out["decided_by"] = self.reading.decided_by
         if self.flag == "--checkpoint" and self.loaded is None and self.bias is None:
             out["checkpoint"] = self.path
-            out["analysed_from"] = "config.json beside the weights"
+            out["analysed_from"] = ("its GGUF metadata" if self.reading is not None and self.reading.format == "gguf"
+                                    else "config.json beside the weights")
         if self.flag == "--config" and self.loaded is not None:
             out["config"] = self.path
         if self.token_note and "token_note" not in out:
@@ -138,12 +140,12 @@ def _has_weights(folder: str) -> bool:
 
 def from_config(path: str) -> RealModel:
     """``--config PATH``: the kind from config.json; a learned table from weights beside it, when there."""
-    file, top = read_json_config(path)
-    kind = classify_config(top, file)
+    reading = read_model(path)
+    file, kind = reading.path, reading.kind
     if kind.kind == "rope":
-        return RealModel("--config", file, kind, rope=read_rope_config(path))
+        return RealModel("--config", file, kind, rope=rope_model_of(reading), reading=reading)
     if kind.kind == "alibi":
-        return RealModel("--config", file, kind, formula=_formula(kind, file, "alibi"))
+        return RealModel("--config", file, kind, formula=_formula(kind, file, "alibi"), reading=reading)
     if kind.kind in ("relative_bias", "relative_embeddings"):
         raise _refuse_relative(kind, "--config", file)
     folder = os.path.dirname(os.path.abspath(file))
@@ -155,9 +157,9 @@ def from_config(path: str) -> RealModel:
                               f"pick one with --checkpoint {folder} --key NAME")
         loaded = load_checkpoint(folder, tensors=tensors, kind=kind)
         return RealModel("--config", file, kind, loaded=loaded,
-                         notes=[f"{kind.label}: read from the weights beside {file}"])
+                         notes=[f"{kind.label}: read from the weights beside {file}"], reading=reading)
     if kind.kind == "sinusoidal":
-        return RealModel("--config", file, kind, formula=_formula(kind, file, "sinusoidal"))
+        return RealModel("--config", file, kind, formula=_formula(kind, file, "sinusoidal"), reading=reading)
     raise PosembError(f"--config {file}: this model uses a learned position table; pass the weights with "
                       f"--checkpoint (kind from {kind.decided_by})")
 
@@ -171,16 +173,17 @@ def from_checkpoint(path: str, *, key: str | None, position_offset: int | None) 
             if value is not None:
                 raise PosembError(f"{flag}: --checkpoint {path} is a model using {kind.label} "
                                   f"({kind.decided_by}), which has no position table")
-        if tensors.model_config is None:
+        reading = read_checkpoint_model(tensors, path)  # a .gguf file holds its own; other weights need a config
+        if reading is None:
             raise PosembError(f"--checkpoint {path}: this model uses {kind.label} ({kind.decided_by}); pass its "
                               f"config.json with --config")
-        # The settings: a .gguf file holds its own; other weights have config.json beside them.
-        config_path = (path if os.path.isdir(path) or path.lower().endswith(".gguf")
-                       else os.path.dirname(os.path.abspath(path)))
-        model = from_config(config_path)
         note = (f"--checkpoint {path}: {kind.label} ({kind.decided_by}) acts inside attention, no position table; "
-                f"analysed from its config.json")
-        return RealModel("--checkpoint", path, model.kind, rope=model.rope, formula=model.formula, notes=[note])
+                f"analysed from its {'GGUF metadata' if reading.format == 'gguf' else 'config.json'}")
+        if kind.kind == "rope":
+            return RealModel("--checkpoint", path, reading.kind, rope=rope_model_of(reading), notes=[note],
+                             reading=reading)
+        formula = _formula(reading.kind, reading.path, "alibi")
+        return RealModel("--checkpoint", path, reading.kind, formula=formula, notes=[note], reading=reading)
     if kind is not None and kind.kind == "relative_bias":
         if position_offset is not None:
             raise PosembError(f"--position-offset: --checkpoint {path} is a model using {kind.label} "
@@ -190,7 +193,7 @@ def from_checkpoint(path: str, *, key: str | None, position_offset: int | None) 
         raise _refuse_relative(kind, "--checkpoint", path)
     loaded = load_checkpoint(path, key=key, position_offset=position_offset, tensors=tensors, kind=kind)
     return RealModel("--checkpoint", path, kind or ModelKind("learned", f"tensor name {loaded.key!r}"),
-                     loaded=loaded)
+                     loaded=loaded, reading=read_checkpoint_model(tensors, path))
 
 
 def open_real_model(*, checkpoint: str | None, model_config: str | None, key: str | None = None,

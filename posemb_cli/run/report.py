@@ -120,6 +120,8 @@ class SchemeReport:
     source: SourceDescription | None = None
     grid: dict | None = None  # a vision table's patch grid: measures.grid.grid_similarity
     layer_types: list[tuple[str, SchemeReport]] | None = None  # one analysis per layer type (Gemma 3)
+    model: dict | None = None  # a real model's own shape (ModelReading.model_dict)
+    layer_map: list[dict] | None = None  # a real model's layers, one record each (ModelReading.layer_map)
     pictures: dict = field(default_factory=dict, compare=False, repr=False)  # heatmaps: never in JSON
 
     def to_dict(self) -> dict:
@@ -140,6 +142,10 @@ class SchemeReport:
             out["grid"] = self.grid
         if self.layer_types is not None:
             out["layer_types"] = [{"layer_type": name, **report.to_dict()} for name, report in self.layer_types]
+        if self.model is not None:
+            out["model"] = self.model
+        if self.layer_map is not None:
+            out["layer_map"] = self.layer_map
         return out
 
 

@@ -118,7 +118,10 @@ def find_token_key(tensors: TensorFile, dim: int) -> str | None:
 
 
 def model_kind_of(tensors: TensorFile) -> ModelKind | None:
-    """The kind of the checkpoint's model: from config.json beside the weights, else from tensor names."""
+    """The kind of the checkpoint's model: from the file itself (GGUF), config.json beside the weights, or
+    tensor names."""
+    if tensors.model_kind is not None:
+        return tensors.model_kind
     if tensors.model_config is not None:
         return classify_config(tensors.model_config, f"{tensors.path} (config.json)", "--checkpoint")
     return classify_tensors(tensors.shapes, tensors.path)

@@ -45,6 +45,7 @@ class RopeBlock:
         rotary_dim: features of one head that rotate (even); the rest of ``head_dim`` do not.
         ctx: the context analysed: the extended one for dynamic, yarn and llama3.
         notes: extra entries for the JSON ``source`` object.
+        base_from: the field that gave the base, or the default that did.
     """
 
     rope_type: str
@@ -53,6 +54,7 @@ class RopeBlock:
     scaling: RopeScaling
     ctx: int
     notes: dict = field(default_factory=dict)
+    base_from: str = ""
 
 
 def _rotary_dim(model: Fields, block: Fields, head_dim: int, fixed: tuple[str, int] | None, kind: str) -> tuple:
@@ -102,6 +104,8 @@ def read_rope_block(
     base = theta_source.number(theta_name if theta_source is model else "rope_theta", default=10000.0)
     if base <= 1:
         raise theta_source.fail(theta_name if theta_source is model else "rope_theta", f"must be above 1, got {base!r}")
+    base_from = (block.prefix + "rope_theta" if block.has("rope_theta") else model.prefix + theta_name
+                 if model.has(theta_name) else "no rope_theta: transformers' default 10000")
     rotary_dim, exponent_dim, rotary_field = _rotary_dim(model, block, head_dim, fixed_rotary, kind)
     if rotary_dim < 2 or rotary_dim % 2:
         if rotary_field == "head_dim":  # the whole head rotates: name the field that set its size
@@ -111,12 +115,12 @@ def read_rope_block(
                                                       "RoPE rotates feature pairs, so need an even number, at least 2")
     notes: dict = {"rope_type_in_file": rope_type}
     if kind == "none":
-        return RopeBlock(rope_type, base, rotary_dim, RopeScaling(), max_ctx, notes)
+        return RopeBlock(rope_type, base, rotary_dim, RopeScaling(), max_ctx, notes, base_from)
     scaling, ctx = _scaling(block, kind, rotary_dim, exponent_dim, max_ctx, top_original, notes)
     if ctx > MAX_COUNT:  # the factor stretches the context past any count posemb takes
         raise block.fail("factor", f"{scaling.factor!r} stretches the context to {ctx} positions; "
                                    f"at most {MAX_COUNT_TEXT} are allowed")
-    return RopeBlock(rope_type, base, rotary_dim, scaling, ctx, notes)
+    return RopeBlock(rope_type, base, rotary_dim, scaling, ctx, notes, base_from)
 
 
 def _scaling(block: Fields, kind: str, rotary_dim: int, exponent_dim, max_ctx: int, top_original, notes: dict):

@@ -17,9 +17,13 @@ import warnings
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError, brief
 from posemb_cli.sources.limits import format_bytes, require_memory
+
+if TYPE_CHECKING:
+    from posemb_cli.sources.model_kind import ModelKind
 
 SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".gguf")
 _SAFETENSORS_SIZES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
@@ -37,6 +41,7 @@ class TensorFile:
         shapes: every tensor's name and shape, read from metadata where the format allows.
         model_config: the ``config.json`` found beside the weights, or None.
         nbytes: each tensor's size in bytes as its file declares it, read before any data is.
+        model_kind: the model's kind where the file itself tells it (a GGUF file's architecture).
     """
 
     path: str
@@ -45,6 +50,7 @@ class TensorFile:
     reader: Callable[[str], object] = field(repr=False)
     model_config: dict | None = None
     nbytes: dict[str, int] = field(default_factory=dict)
+    model_kind: ModelKind | None = None
 
     def read(self, name: str):
         """The tensor ``name`` as a CPU torch tensor."""
@@ -64,7 +70,8 @@ def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
     if suffix == ".gguf":  # llama.cpp's format: tensors and metadata in one file (the optional gguf package)
         from posemb_cli.sources.gguf_file import open_gguf
 
-        return TensorFile(path, "gguf", *open_gguf(path, flag, _config_beside(path, flag)))
+        shapes, read, kind = open_gguf(path, flag)  # its own metadata is the model's config
+        return TensorFile(path, "gguf", shapes, read, model_kind=kind)
     opener = {".safetensors": _open_safetensors, ".npy": _open_npy, ".npz": _open_npz}.get(suffix, _open_torch)
     return opener(path, flag, _config_beside(path, flag))
 

@@ -39,29 +39,20 @@ def compare(
         inputs.check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset)
         inputs.check_plot_flag(plot)
         observe = inputs.picture_observer(terminal=False, plot=plot)
-        loaded = None
+        real = None
         if checkpoint is not None:
-            from posemb_cli.run.real_models import checkpoint_shape
+            from posemb_cli.run.real_settings import settle_checkpoint
             from posemb_cli.run.real_sources import table_of_checkpoint
 
             real = table_of_checkpoint(checkpoint, key=key, position_offset=position_offset, command="compare")
-            loaded, vocab_typed = real.loaded, inputs.typed(context, "vocab")
-            assert loaded is not None  # table_of_checkpoint refuses every kind without a table
-            shape = checkpoint_shape(loaded, flags["vocab"])
-            settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
-            if loaded.vocab is None:
-                del settled["vocab"]  # unknown token table: --vocab by hand still works
-            inputs.refuse_conflicts(context, "--checkpoint", checkpoint, settled)
-            flags.update(settled)
-            inputs.check_source_rows("--checkpoint", checkpoint, shape["ctx"], max_offset=flags["max_offset"],
-                              seq_len=flags["seq_len"])
+            flags = settle_checkpoint(real, flags, inputs.typed_flags(context))
         config = config_from_flags(flags, schemes=names)
         opt.refuse_unread(context, names)
-        if loaded is not None:
+        if real is not None and real.loaded is not None:
             from posemb_cli.run.real_models import compare_checkpoint
 
-            report = compare_checkpoint(config, loaded, names, progress=progress, observe=observe, real=real,
-                                        vocab_typed=vocab_typed)
+            report = compare_checkpoint(config, real.loaded, names, progress=progress, observe=observe, real=real,
+                                        vocab_typed=inputs.typed(context, "vocab"))
         else:
             report = run_compare(config, names, progress=progress, observe=observe)
     inputs.write_requested_plot(plot, report, "posemb compare " + ", ".join(r.scheme for r in report.results))

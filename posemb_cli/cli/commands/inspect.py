@@ -45,32 +45,15 @@ def inspect(
         observe = inputs.picture_observer(terminal=not (flags["json"] or flags["no_plot"]), plot=plot,
                                    full=flags["pictures"] == "full")
         real: RealModel | None = None
-        vocab_typed = False
         if checkpoint is not None or model_config is not None:
-            from posemb_cli.run.real_models import real_model_shape
+            from posemb_cli.run.real_settings import settle_real_model
             from posemb_cli.run.real_sources import open_real_model
 
             real = open_real_model(checkpoint=checkpoint, model_config=model_config, key=key,
                                    position_offset=position_offset)
             assert real is not None  # one of the two was given
-            flag, source = ("--checkpoint", checkpoint) if checkpoint is not None else ("--config", model_config)
-            vocab_typed = inputs.typed(context, "vocab")
-            shape = real_model_shape(real, flags["vocab"], vocab_typed=vocab_typed, ctx=flags["ctx"])
-            settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
-            if shape["scheme"] is not None:
-                settled["scheme"] = name = shape["scheme"]
-            if real.formula is not None and real.formula.heads is not None:
-                settled["heads"] = real.formula.heads
-            if real.bias is not None:
-                settled["heads"] = real.bias.heads
-            if (real.formula is not None and real.formula.ctx is None) or real.bias is not None:
-                del settled["ctx"]  # the model states none: --ctx is the user's to give
-            if real.vocab is None:
-                del settled["vocab"]  # unknown token table: --vocab by hand still works
-            inputs.refuse_conflicts(context, flag, source, settled)
-            flags.update({key: value for key, value in settled.items() if key != "scheme"})
-            inputs.check_source_rows(flag, source, flags["ctx"], max_offset=flags["max_offset"],
-                                     seq_len=flags["seq_len"])
+            flags, settled_scheme = settle_real_model(real, flags, inputs.typed_flags(context))
+            name = settled_scheme or name
             for note in real.notes:
                 stderr_console().print(note, markup=False, highlight=False, soft_wrap=True)
         config = config_from_flags(flags, schemes=(name,))
@@ -78,7 +61,8 @@ def inspect(
         if real is not None:
             from posemb_cli.run.real_models import inspect_real_model
 
-            report = inspect_real_model(config, real, vocab_typed=vocab_typed, progress=progress, observe=observe)
+            report = inspect_real_model(config, real, vocab_typed=inputs.typed(context, "vocab"), progress=progress,
+                                        observe=observe)
         else:
             report = run_inspect(config, name, progress=progress, observe=observe)
     inputs.write_requested_plot(plot, report, f"posemb inspect {report.result.scheme}")

@@ -110,14 +110,13 @@ def _rope_model(model_config: str | None, checkpoint: str | None):
     A model whose positions are stored (a learned table, T5's bias) or that uses ALiBi is refused by kind.
     """
     if model_config is not None:
-        from posemb_cli.sources.model_config import read_json_config, read_rope_config
-        from posemb_cli.sources.model_kind import classify_config
+        from posemb_cli.sources.model_config import rope_model_of
+        from posemb_cli.sources.read_model import read_model
 
-        file, top = read_json_config(model_config)
-        kind = classify_config(top, file)
-        if kind.kind != "rope":
-            raise _not_a_formula("--config", model_config, kind)
-        model = read_rope_config(model_config)
+        reading = read_model(model_config)
+        if reading.kind.kind != "rope":
+            raise _not_a_formula("--config", model_config, reading.kind)
+        model = rope_model_of(reading)
         return model, model.source()
     from posemb_cli.run.real_sources import from_checkpoint
 

@@ -25,38 +25,6 @@ def check_source_flags(*, checkpoint: str | None, key: str | None, position_offs
                           "or a config (RoPE), not both")
 
 
-def refuse_conflicts(context, source_flag: str, source: str, settled: dict) -> None:
-    """Refuse a flag typed on the command line whose value the file settles otherwise.
-
-    Args:
-        context: the command's Typer context, which knows where each value came from.
-        settled: parameter name -> the value the file gives it.
-    """
-    for name, value in settled.items():
-        where = context.get_parameter_source(name)
-        given = context.params.get(name)
-        given = getattr(given, "value", given)  # an Enum choice: its string
-        if where is not None and where.name in ("COMMANDLINE", "ENVIRONMENT") and given != value:
-            flag = "--" + name.replace("_", "-")
-            raise PosembError(f"{flag} {given} conflicts with {source_flag} {source}, which sets it to {value}; "
-                              f"leave {flag} out")
-
-
-def check_source_rows(source_flag: str, source: str, ctx: int, *, max_offset: int, seq_len: int | None) -> None:
-    """Refuse --max-offset or --seq-len that the file's ctx cannot hold, naming the file that set ctx
-    (the user typed no --ctx; a message naming --ctx would point at the wrong flag)."""
-    from posemb_cli.run.config import require_positive_int
-
-    require_positive_int("--max-offset", max_offset)
-    if seq_len is not None:
-        require_positive_int("--seq-len", seq_len)
-    if max_offset >= ctx:
-        raise PosembError(f"--max-offset {max_offset} must be below the {ctx} positions of {source_flag} {source}; "
-                          f"give --max-offset {max(1, ctx - 1)} or less")
-    if seq_len is not None and seq_len > ctx:
-        raise PosembError(f"--seq-len {seq_len} exceeds the {ctx} positions of {source_flag} {source}")
-
-
 def check_plot_flag(plot: str | None) -> None:
     if plot is not None:
         from posemb_cli.render.plot import check_plot_path
@@ -109,3 +77,8 @@ def typed(context, name: str) -> bool:
     """Whether the user gave the option ``name`` (on the command line or in the environment)."""
     where = context.get_parameter_source(name)
     return where is not None and where.name in ("COMMANDLINE", "ENVIRONMENT")
+
+
+def typed_flags(context) -> dict:
+    """The options the user gave (command line or environment), with their values (an Enum choice as its string)."""
+    return {name: getattr(value, "value", value) for name, value in context.params.items() if typed(context, name)}

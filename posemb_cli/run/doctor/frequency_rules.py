@@ -5,19 +5,17 @@ Ids: head-size, partial-rotary, rope-theta-missing, rope-base-bound, low-precisi
 
 from __future__ import annotations
 
-from posemb_cli.core.settings import RopeScaling
-from posemb_cli.run.doctor.model import ModelFields, number
+from posemb_cli.run.doctor.subject import Subject, number
 from posemb_cli.run.documents import Finding
 
 _DEFAULT_BASE = 10000.0
 _THETA_SILENT_UP_TO = 4096  # longer contexts seldom train at transformers' default base
 _PRECISION_PROBE = 4096  # the native recipe collapses below this in bfloat16 (256) and float16 (2048)
-_KINDS = {"default": "none", "linear": "linear", "dynamic": "dynamic", "yarn": "yarn", "llama3": "llama3"}
 
 __all__ = ["frequency_findings", "rotary_width"]
 
 
-def rotary_width(model: ModelFields) -> tuple[int | None, list[Finding]]:
+def rotary_width(model: Subject) -> tuple[int | None, list[Finding]]:
     """The rotary features of one head, and findings when they cannot be formed."""
     head_dim = model.head_dim()
     if head_dim is None:
@@ -26,11 +24,12 @@ def rotary_width(model: ModelFields) -> tuple[int | None, list[Finding]]:
                               "head size and no head_dim is set", "set head_dim, or make hidden_size a multiple of "
                               "num_attention_heads")]
     name = "partial_rotary_factor"
-    source = model.block if name in model.block else model.fields
+    in_block = name in model.block_values
+    source = model.block_values if in_block else model.fields
     if name not in source and "rotary_pct" in model.fields:
         name, source = "rotary_pct", model.fields
     partial = number(source.get(name, 1.0))
-    label = model.label(name, in_block=source is model.block)
+    label = model.label(name, in_block=in_block)
     if partial is None or not 0 < partial <= 1:
         return None, [Finding("partial-rotary", "error", f"{label} is {source.get(name)!r}: it must be in (0, 1]",
                               "give the share of each head that rotates, e.g. 0.25 or 1")]
@@ -45,49 +44,41 @@ def rotary_width(model: ModelFields) -> tuple[int | None, list[Finding]]:
     return width, []
 
 
-def _bound(model: ModelFields, width: int, base: float) -> list[Finding]:
+def _bound(model: Subject, width: int, base: float) -> list[Finding]:
     from posemb_cli.core.schemes.rope_scaling import rope_frequencies
     from posemb_cli.measures.context_bound import first_negative, min_base
 
-    kind, maximum = _KINDS.get(model.rope_type), model.max_positions
-    if kind is None or maximum is None or (kind in ("ntk", "dynamic") and width < 4):
+    rope_set = model.rope_set
+    attended, over = model.attended()
+    if rope_set is None or attended is None:
         return []
-    block = model.block
-    factor = number(block.get("factor")) or 1.0
-    original = number(block.get("original_max_position_embeddings"))
-    original = int(original) if original else maximum
-    if factor < 1 or (kind == "llama3" and ("low_freq_factor" not in block or "high_freq_factor" not in block)):
-        return []
-    scaling = RopeScaling(kind=kind, factor=factor, original_ctx=original,
-                          beta_fast=number(block.get("beta_fast")) or 32.0,
-                          beta_slow=number(block.get("beta_slow")) or 1.0,
-                          low_freq_factor=number(block.get("low_freq_factor")) or 1.0,
-                          high_freq_factor=number(block.get("high_freq_factor")) or 4.0)
-    if scaling.beta_fast <= scaling.beta_slow or scaling.high_freq_factor <= scaling.low_freq_factor:
+    scaling = rope_set.scaling
+    if scaling.kind in ("ntk", "dynamic") and width < 4:
         return []
 
     def frequencies(candidate: float):
-        return rope_frequencies(width, candidate, scaling, seq_len=maximum)[1]
+        return rope_frequencies(width, candidate, scaling, seq_len=attended)[1]
 
-    first = first_negative(frequencies(base), maximum)
+    first = first_negative(frequencies(base), attended)
     if first is None:
         return []
-    needed = min_base(frequencies, maximum, start=base)
+    needed = min_base(frequencies, attended, start=base) if scaling.kind != "freq_factors" else None
     cover = f"a base of at least {needed:.4g}" if needed is not None else "no base below 1e300"
+    where = model.label("rope_theta", in_block=model.layer_type is not None)
     return [Finding("rope-base-bound", "warning",
-                    f"max_position_embeddings {maximum} is beyond the base's context bound: with base {base:g} and "
-                    f"{width} rotary features Σ cos(m·θ) is negative from m = {first} (Men et al. 2024), so "
-                    "attention cannot favour similar tokens at longer distances; " + cover + " covers it",
-                    f"raise rope_theta to {needed:.4g} or more (and train at it), or keep contexts below {first}"
+                    f"{over} is beyond the base's context bound: with {where} {base:g} and {width} rotary features "
+                    f"Σ cos(m·θ) is negative from m = {first} (Men et al. 2024), so attention cannot favour similar "
+                    "tokens at longer distances; " + cover + " covers it",
+                    f"raise {where} to {needed:.4g} or more (and train at it), or keep contexts below {first}"
                     if needed is not None else f"keep contexts below {first}")]
 
 
-def _precision(model: ModelFields, width: int, base: float) -> list[Finding]:
+def _precision(model: Subject, width: int, base: float) -> list[Finding]:
     import numpy as np
 
     from posemb_cli.measures.precision import measure_precision
 
-    dtype, maximum = model.dtype(), model.max_positions
+    dtype, maximum = model.reading.dtype, model.max_positions
     if dtype not in ("bfloat16", "float16") or maximum is None:
         return []
     frequencies = 1.0 / base ** (np.arange(0, width, 2, dtype=np.float64) / width)
@@ -101,15 +92,25 @@ def _precision(model: ModelFields, width: int, base: float) -> list[Finding]:
                     "(posemb precision shows both recipes)")]
 
 
-def frequency_findings(model: ModelFields) -> list[Finding]:
-    """Every finding about the rotary frequencies (none when the config describes no RoPE)."""
-    if not model.has_rope:
-        return []
+def _raw_base(model: Subject) -> tuple[str | None, object]:
+    """(label, value) of the base as the file writes it, or (None, None) when it writes none."""
+    for source, in_block in ((model.block_values, True), (model.fields, False)):
+        for name in ("rope_theta", "rotary_emb_base"):
+            if name in source:
+                return model.label(name, in_block=in_block), source[name]
+    return None, None
+
+
+def frequency_findings(model: Subject) -> list[Finding]:
+    """Every finding about the rotary frequencies of one set."""
     width, found = rotary_width(model)
-    base = model.base
+    label, raw = _raw_base(model)
+    base = number(raw) if label is not None else None
+    if model.rope_set is not None:  # read as the loaders read it (a family's own default included)
+        base = None if model.rope_set.base_defaulted else model.rope_set.base
     if base is None:
-        if "rope_theta" in model.fields or "rope_theta" in model.block:
-            return found + [Finding("rope-theta-missing", "error", f"{model.label('rope_theta')} is not a number",
+        if label is not None:
+            return found + [Finding("rope-theta-missing", "error", f"{label} is not a number",
                                     "give rope_theta as a number above 1")]
         maximum = model.max_positions
         if maximum is not None and maximum > _THETA_SILENT_UP_TO:
@@ -119,8 +120,8 @@ def frequency_findings(model: ModelFields) -> list[Finding]:
                                  "write the base the model was trained with as rope_theta"))
         base = _DEFAULT_BASE
     elif base <= 1:
-        return found + [Finding("rope-theta-missing", "error", f"rope_theta is {base:g}: it must be above 1",
-                                "give the base the model was trained with")]
+        return found + [Finding("rope-theta-missing", "error", f"{label or 'rope_theta'} is {base:g}: it must be "
+                                "above 1", "give the base the model was trained with")]
     if width is None:
         return found
     return found + _bound(model, width, base) + _precision(model, width, base)

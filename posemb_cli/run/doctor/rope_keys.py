@@ -6,7 +6,7 @@ posemb's own reader also takes ``original_max_position_embeddings`` for ``dynami
 
 from __future__ import annotations
 
-ALWAYS = frozenset({"rope_type", "type", "partial_rotary_factor"})
+ALWAYS = frozenset({"rope_type", "type", "partial_rotary_factor", "mrope_section", "mrope_interleaved"})
 
 REQUIRED = {
     "default": frozenset({"rope_type"}),

@@ -10,14 +10,14 @@ import difflib
 import math
 
 from posemb_cli.core.schemes.rope_scaling import yarn_attention_factor
-from posemb_cli.run.doctor.model import ModelFields, number
 from posemb_cli.run.doctor.rope_keys import EVERY_KEY, EXTENDING, REQUIRED, known_keys
+from posemb_cli.run.doctor.subject import Subject, number
 from posemb_cli.run.documents import Finding
 
 __all__ = ["scaling_findings"]
 
 
-def _keys(model: ModelFields) -> list[Finding]:
+def _keys(model: Subject) -> list[Finding]:
     rope_type, found = model.rope_type, []
     if rope_type not in REQUIRED:
         return [Finding("unknown-rope-type", "error",
@@ -25,7 +25,7 @@ def _keys(model: ModelFields) -> list[Finding]:
                         "posemb knows",
                         f"use one of {', '.join(REQUIRED)}")]
     known = known_keys(rope_type)
-    for key in sorted(set(model.block) - known):
+    for key in sorted(set(model.block_values) - known):
         close = difflib.get_close_matches(key, sorted(EVERY_KEY), n=1, cutoff=0.8)
         if close:
             found.append(Finding("unknown-field", "error",
@@ -36,7 +36,7 @@ def _keys(model: ModelFields) -> list[Finding]:
             found.append(Finding("unknown-field", "warning",
                                  f"{model.label(key, in_block=True)} is read by no {rope_type} loader and is ignored",
                                  f"remove {key!r} or check the rope_type"))
-    missing = REQUIRED[rope_type] - set(model.block) - {"rope_type"}
+    missing = REQUIRED[rope_type] - set(model.block_values) - {"rope_type"}
     for key in sorted(missing):
         if rope_type == "yarn" and key == "original_max_position_embeddings":  # loaders infer it
             found.append(Finding("missing-field", "warning",
@@ -50,13 +50,13 @@ def _keys(model: ModelFields) -> list[Finding]:
     return found
 
 
-def _factor(model: ModelFields) -> list[Finding]:
-    if "factor" not in model.block:
+def _factor(model: Subject) -> list[Finding]:
+    if "factor" not in model.block_values:
         return []
-    factor = number(model.block["factor"])
+    factor = number(model.block_values["factor"])
     if factor is None:
         return [Finding("factor-below-one", "error",
-                        f"{model.label('factor', in_block=True)} is {model.block['factor']!r}, not a number",
+                        f"{model.label('factor', in_block=True)} is {model.block_values['factor']!r}, not a number",
                         "give the context extension factor as a number, 1 or more")]
     if factor < 1:
         return [Finding("factor-below-one", "error",
@@ -66,9 +66,10 @@ def _factor(model: ModelFields) -> list[Finding]:
     return []
 
 
-def _lengths(model: ModelFields) -> list[Finding]:
+def _lengths(model: Subject) -> list[Finding]:
     rope_type = model.rope_type
-    original, factor = number(model.block.get("original_max_position_embeddings")), number(model.block.get("factor"))
+    block = model.block_values
+    original, factor = number(block.get("original_max_position_embeddings")), number(block.get("factor"))
     maximum = model.max_positions
     if rope_type not in EXTENDING or original is None or maximum is None:
         return []
@@ -97,11 +98,11 @@ def _lengths(model: ModelFields) -> list[Finding]:
     return []
 
 
-def _yarn_attention(model: ModelFields) -> list[Finding]:
-    if model.rope_type != "yarn" or "attention_factor" not in model.block:
+def _yarn_attention(model: Subject) -> list[Finding]:
+    if model.rope_type != "yarn" or "attention_factor" not in model.block_values:
         return []
-    given, factor = number(model.block["attention_factor"]), number(model.block.get("factor"))
-    if given is None or factor is None or factor <= 1 or "mscale" in model.block:
+    given, factor = number(model.block_values["attention_factor"]), number(model.block_values.get("factor"))
+    if given is None or factor is None or factor <= 1 or "mscale" in model.block_values:
         return []
     default = yarn_attention_factor(factor)
     if math.isclose(given, default, rel_tol=1e-6):
@@ -113,9 +114,9 @@ def _yarn_attention(model: ModelFields) -> list[Finding]:
                     "leave attention_factor out unless the model was trained with this value")]
 
 
-def scaling_findings(model: ModelFields) -> list[Finding]:
+def scaling_findings(model: Subject) -> list[Finding]:
     """Every finding about the rope block (none when the config has no block)."""
-    if model.block_name is None:
+    if model.block is None:
         return []
     found = _keys(model)
     if any(finding.id == "unknown-rope-type" for finding in found):

@@ -1,23 +1,23 @@
-"""Rules on a learned position table read from a checkpoint, against the config beside it.
+"""Rules on a learned position table read from a checkpoint, against the model's reading (its config).
 
 Id: table-short.
 """
 
 from __future__ import annotations
 
-from posemb_cli.run.doctor.model import ModelFields
 from posemb_cli.run.documents import Finding
+from posemb_cli.sources.model_reading import ModelReading
 
 __all__ = ["table_findings"]
 
 
-def table_findings(model: ModelFields | None, rows: int, offset: int, key: str) -> list[Finding]:
+def table_findings(reading: ModelReading | None, rows: int, offset: int, key: str) -> list[Finding]:
     """Findings about a table of ``rows`` usable rows (after ``offset`` leading rows no position uses)."""
-    if model is None:
+    if reading is None:
         return [Finding("no-config", "info", f"no config.json beside the checkpoint: table {key!r} ({rows} usable "
                                              "rows) has nothing to be checked against",
                         "put the model's config.json next to the weights")]
-    maximum = model.max_positions
+    maximum = reading.context
     if maximum is None or rows >= maximum:
         return []
     skipped = f" ({offset} leading rows are reserved)" if offset else ""

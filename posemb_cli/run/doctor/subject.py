@@ -1,0 +1,100 @@
+"""What doctor's rules look at: one RoPE set of a model's reading, with the raw block it was read from.
+
+The reading (``sources.read_model``, lenient) holds every set and every layer; a
+``Subject`` is one set of it: the block's raw keys (the rules report keys a loader
+would ignore, so they must see them all), the set as read when it could be, and the
+context its layers attend over (a sliding-window set's window, else the model's).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from posemb_cli.core.wording import layer_ranges
+from posemb_cli.sources.config_fields import Fields
+from posemb_cli.sources.model_reading import ModelReading, RopeSet
+
+__all__ = ["Subject", "number", "subjects"]
+
+
+def number(value) -> float | None:
+    """A finite JSON number as float, else None (bools are not numbers)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One RoPE set of a model as doctor checks it.
+
+    Attributes:
+        reading: the whole model's reading. block: the raw rope block (its prefix names its keys), or None.
+        rope_set: the set as read, or None where the reading refused it (the rules say why).
+        layer_type: the layer type the set serves, or None for a shared set.
+    """
+
+    reading: ModelReading
+    block: Fields | None
+    rope_set: RopeSet | None = None
+    layer_type: str | None = None
+
+    @property
+    def fields(self) -> dict:
+        return self.reading.fields.values if self.reading.fields is not None else {}
+
+    @property
+    def block_values(self) -> dict:
+        return self.block.values if self.block is not None else {}
+
+    @property
+    def block_name(self) -> str | None:
+        return self.block.prefix.rstrip(".") if self.block is not None else None
+
+    def label(self, key: str, *, in_block: bool = False) -> str:
+        if in_block and self.block is not None:
+            return self.block.prefix + key
+        return (self.reading.fields.prefix if self.reading.fields is not None else "") + key
+
+    @property
+    def rope_type(self) -> str:
+        value = self.block_values.get("rope_type", self.block_values.get("type", "default"))
+        return value if isinstance(value, str) else repr(value)
+
+    @property
+    def max_positions(self) -> int | None:
+        value = number(self.fields.get("max_position_embeddings"))
+        return int(value) if value is not None and value >= 1 else None
+
+    def attended(self) -> tuple[int | None, str]:
+        """The distances its layers attend over, and where that comes from: a window, or the whole context."""
+        name = self.rope_set.name if self.rope_set is not None else None
+        window = self.reading.window_of(name) if name is not None else None
+        if window is not None and (self.max_positions is None or window < self.max_positions):
+            layers = layer_ranges(self.reading.layers_of(name)) if name is not None else ""
+            return window, f"the sliding window {window} of layers {layers}"
+        return self.max_positions, f"max_position_embeddings {self.max_positions}"
+
+    def head_dim(self) -> int | None:
+        if self.reading.head_dim is not None:
+            return self.reading.head_dim
+        explicit = number(self.fields.get("head_dim"))
+        if explicit is not None:
+            return int(explicit)
+        hidden, heads = number(self.fields.get("hidden_size")), number(self.fields.get("num_attention_heads"))
+        if hidden is None or not heads or hidden % heads:
+            return None
+        return int(hidden // heads)
+
+
+def subjects(reading: ModelReading) -> list[Subject]:
+    """One subject per rope block of the model (a block the reading refused included), in file order."""
+    found = []
+    for layer_type, block in reading.blocks:
+        if block is None:
+            continue
+        name = layer_type or "shared"
+        rope_set = next((one for one in reading.rope_sets if one.name == name), None)
+        found.append(Subject(reading, block, rope_set, layer_type))
+    return found

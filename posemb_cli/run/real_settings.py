@@ -1,0 +1,87 @@
+"""A real model's shape settled into a run's flags: what the file sets wins, a typed flag that disagrees is refused.
+
+The CLI hands over the flag values and which of them the user typed; this module
+turns them plus the model (``real_sources.RealModel``) into the flags of the run:
+width, context, vocabulary and scheme from the file, heads for ALiBi and T5's
+bias, and the refusals that name the file rather than a flag the user never gave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from posemb_cli.errors import PosembError
+from posemb_cli.run.real_models import checkpoint_shape, real_model_shape
+from posemb_cli.run.real_sources import RealModel
+
+__all__ = ["check_source_rows", "refuse_conflicts", "settle_checkpoint", "settle_real_model"]
+
+
+def refuse_conflicts(typed: Mapping[str, Any], source_flag: str, source: str, settled: Mapping[str, Any]) -> None:
+    """Refuse a flag the user typed whose value the file settles otherwise.
+
+    Args:
+        typed: parameter name -> value, for the flags given on the command line or in the environment.
+        settled: parameter name -> the value the file gives it.
+    """
+    for name, value in settled.items():
+        if name in typed and typed[name] != value:
+            flag = "--" + name.replace("_", "-")
+            raise PosembError(f"{flag} {typed[name]} conflicts with {source_flag} {source}, which sets it to {value}; "
+                              f"leave {flag} out")
+
+
+def check_source_rows(source_flag: str, source: str, ctx: int, *, max_offset: int, seq_len: int | None) -> None:
+    """Refuse --max-offset or --seq-len that the file's ctx cannot hold, naming the file that set ctx
+    (the user typed no --ctx; a message naming --ctx would point at the wrong flag)."""
+    from posemb_cli.run.config import require_positive_int
+
+    require_positive_int("--max-offset", max_offset)
+    if seq_len is not None:
+        require_positive_int("--seq-len", seq_len)
+    if max_offset >= ctx:
+        raise PosembError(f"--max-offset {max_offset} must be below the {ctx} positions of {source_flag} {source}; "
+                          f"give --max-offset {max(1, ctx - 1)} or less")
+    if seq_len is not None and seq_len > ctx:
+        raise PosembError(f"--seq-len {seq_len} exceeds the {ctx} positions of {source_flag} {source}")
+
+
+def _settle(flags: dict, typed: Mapping[str, Any], source_flag: str, source: str, settled: dict) -> dict:
+    refuse_conflicts(typed, source_flag, source, settled)
+    out = {**flags, **{key: value for key, value in settled.items() if key != "scheme"}}
+    check_source_rows(source_flag, source, out["ctx"], max_offset=out["max_offset"], seq_len=out["seq_len"])
+    return out
+
+
+def settle_real_model(real: RealModel, flags: Mapping[str, Any], typed: Mapping[str, Any]) -> tuple[dict, str | None]:
+    """The run's flags with the model's shape in them, and the scheme it takes (None: the flag's).
+
+    Args:
+        real: the model, as ``--checkpoint`` or ``--config`` named it.
+        flags: every flag's value. typed: the flags the user typed, with their values.
+    """
+    shape = real_model_shape(real, flags["vocab"], vocab_typed="vocab" in typed, ctx=flags["ctx"])
+    settled: dict[str, Any] = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
+    if shape["scheme"] is not None:
+        settled["scheme"] = shape["scheme"]
+    if real.formula is not None and real.formula.heads is not None:
+        settled["heads"] = real.formula.heads
+    if real.bias is not None:
+        settled["heads"] = real.bias.heads
+    if (real.formula is not None and real.formula.ctx is None) or real.bias is not None:
+        del settled["ctx"]  # the model states none: --ctx is the user's to give
+    if real.vocab is None:
+        del settled["vocab"]  # unknown token table: --vocab by hand still works
+    return _settle(dict(flags), typed, real.flag, real.path, settled), shape["scheme"]
+
+
+def settle_checkpoint(real: RealModel, flags: Mapping[str, Any], typed: Mapping[str, Any]) -> dict:
+    """``compare --checkpoint``: the run's flags with the table's shape (and its vocabulary) in them."""
+    loaded = real.loaded
+    assert loaded is not None  # compare reads tables only (table_of_checkpoint refused the rest)
+    shape = checkpoint_shape(loaded, flags["vocab"])
+    settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
+    if loaded.vocab is None:
+        del settled["vocab"]  # unknown token table: --vocab by hand still works
+    return _settle(dict(flags), typed, "--checkpoint", real.path, settled)

@@ -1,0 +1,69 @@
+"""The one entry to a real model's reading: a config.json, a model directory, a .gguf file, or a checkpoint.
+
+Every command that takes a real model reads it here (``read_model`` for
+``--config``, ``read_checkpoint_model`` for the config beside ``--checkpoint``'s
+weights); nothing else parses a config or a GGUF header.
+"""
+
+from __future__ import annotations
+
+import os
+
+from posemb_cli.errors import PosembError
+from posemb_cli.sources.config_reading import read_config
+from posemb_cli.sources.model_families import TOKEN_NAMES
+from posemb_cli.sources.model_reading import ModelReading
+from posemb_cli.sources.tensor_files import TensorFile, read_json_object
+
+__all__ = ["config_file", "read_checkpoint_model", "read_model"]
+
+
+def config_file(path: str, flag: str) -> str:
+    """``path`` itself, or ``config.json`` in that directory; refused when it does not exist."""
+    file = os.path.join(path, "config.json") if os.path.isdir(path) else path
+    if not os.path.isfile(file):
+        raise PosembError(f"{flag} {path}: no such file" + (" (no config.json in the directory)"
+                                                              if os.path.isdir(path) else ""))
+    return file
+
+
+def read_model(path: str, flag: str = "--config", *, lenient: bool = False) -> ModelReading:
+    """A config.json (or its directory) or a .gguf file, read once into the model's reading.
+
+    Args:
+        lenient: record what cannot be read instead of refusing it (``posemb doctor`` reports it).
+    """
+    file = config_file(path, flag)
+    if file.lower().endswith(".gguf"):
+        from posemb_cli.sources.gguf_reading import read_gguf
+
+        return read_gguf(file, flag, lenient=lenient)
+    return read_config(file, read_json_object(file, flag), flag=flag, lenient=lenient)
+
+
+def _token_table(tensors: TensorFile, width: int | None) -> tuple[int, int] | None:
+    """(rows, width) of the checkpoint's one token table of the model's width, by name."""
+    found = {tensors.shapes[name] for name in tensors.shapes
+             if any(name == known or name.endswith("." + known) for known in TOKEN_NAMES)
+             and len(tensors.shapes[name]) == 2 and (width is None or tensors.shapes[name][1] == width)}
+    if len(found) != 1:
+        return None
+    rows, columns = next(iter(found))
+    return rows, columns
+
+
+def read_checkpoint_model(tensors: TensorFile, path: str, *, lenient: bool = False) -> ModelReading | None:
+    """The reading of a checkpoint's model: its own GGUF header, or the config.json beside its weights (None
+    when there is none), with the token table's shape from the weights."""
+    if tensors.kind == "gguf":
+        from posemb_cli.sources.gguf_reading import read_gguf
+
+        return read_gguf(tensors.path, "--checkpoint", lenient=lenient)
+    if tensors.model_config is None:
+        return None
+    folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    reading = read_config(os.path.join(folder, "config.json"), tensors.model_config, flag="--checkpoint",
+                          lenient=lenient)
+    import dataclasses
+
+    return dataclasses.replace(reading, token_table=_token_table(tensors, reading.hidden_size))
