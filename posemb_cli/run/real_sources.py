@@ -188,7 +188,8 @@ def from_checkpoint(path: str, *, key: str | None, position_offset: int | None) 
         if position_offset is not None:
             raise PosembError(f"--position-offset: --checkpoint {path} is a model using {kind.label} "
                               f"({kind.decided_by}), which has no position table")
-        return RealModel("--checkpoint", path, kind, bias=read_relative_bias(path, tensors, kind, key=key))
+        return RealModel("--checkpoint", path, kind, bias=read_relative_bias(path, tensors, kind, key=key),
+                         reading=read_checkpoint_model(tensors, path))
     if kind is not None and kind.kind == "relative_embeddings":
         raise _refuse_relative(kind, "--checkpoint", path)
     loaded = load_checkpoint(path, key=key, position_offset=position_offset, tensors=tensors, kind=kind)
