@@ -99,7 +99,7 @@ def source_line(result: SchemeReport) -> Table | None:
     if not source:
         return None
     file = source.get("checkpoint") or source.get("config")
-    read_from = f" ({source['read_from']})" if source.get("read_from") else ""
+    read_from = f" ({source['read_from']})" if source.get("read_from", "config.json") != "config.json" else ""
     rows: list[tuple[str, str]] = [("source", f"{file}{read_from}")]
     if "key" in source:
         rows += _table_rows(source)
