@@ -40,6 +40,12 @@ def render_padding(report: PaddingReport) -> Group:
         table.add_column(name, justify=cast(JustifyMethod, justify), no_wrap=name != "why")
     for result in report.results:
         mark = Text("✓ invariant", style="green") if result["invariant"] else Text("✗ shifts", style="bold red")
-        table.add_row(result["scheme"], result["position_ids"], general(result["max_abs_diff"]),
+        scheme = result["scheme"] + (f" {result['rope_set']}" if result.get("rope_set", "shared") != "shared" else "")
+        table.add_row(scheme, result["position_ids"], general(result["max_abs_diff"]),
                       general(result["relative_diff"]), mark, why(result, pad))
-    return Group(table)
+    if report.source is None:
+        return Group(table)
+    source = report.source
+    where = source.get("checkpoint") or source.get("config")
+    line = Text(f"{where}: {source.get('kind')} ({source.get('decided_by')})", style="dim")
+    return Group(line, table)

@@ -30,7 +30,8 @@ class HeadRun:
 
 def prepare_head(config: EmbeddingConfig, schemes: tuple[str, ...], progress: Progress, *,
                  extra_bytes: Callable[[EmbeddingConfig], int],
-                 check_batch: Callable[[EmbeddingConfig], None] | None = None) -> HeadRun:
+                 check_batch: Callable[[EmbeddingConfig], None] | None = None,
+                 origins: dict[str, str] | None = None) -> HeadRun:
     """Prepare the batch (``run.preparation``), then draw the head in float64 or float32 to match the dtype."""
     import torch
 
@@ -38,7 +39,7 @@ def prepare_head(config: EmbeddingConfig, schemes: tuple[str, ...], progress: Pr
     from posemb_cli.run.preparation import prepare
 
     progress.stage("prepare the batch")
-    prepared = prepare(config, schemes, extra_bytes=extra_bytes, check_batch=check_batch)
+    prepared = prepare(config, schemes, extra_bytes=extra_bytes, check_batch=check_batch, origins=origins)
     compute = torch.float64 if prepared.dtype == torch.float64 else torch.float32
     weights = attention_weights(prepared.config.dim, seed=prepared.config.seed + WEIGHT_SEED, dtype=compute,
                                 device=prepared.device)

@@ -48,10 +48,21 @@ class BenchReport(ResultsReport):
     schema = BENCH_SCHEMA
 
 
+@dataclass(frozen=True)
 class PaddingReport(ResultsReport):
-    """``posemb padding``: one result per scheme and position-id choice."""
+    """``posemb padding``: one result per scheme and position-id choice; a real model adds its source and shape."""
 
     schema = PADDING_SCHEMA
+    source: dict | None = None
+    model: dict | None = None
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        if self.source is not None:
+            out["source"] = self.source
+        if self.model is not None:
+            out["model"] = self.model
+        return out
 
 
 class PrecisionReport(ResultsReport):

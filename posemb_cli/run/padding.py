@@ -33,8 +33,12 @@ def position_ids(mask, kind: str):
 
 
 def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
-                progress: Progress | None = None) -> PaddingReport:
+                progress: Progress | None = None, builders: dict | None = None, tables: dict | None = None,
+                origins: dict[str, str] | None = None) -> PaddingReport:
     """Measure each scheme's change of the real tokens' outputs under ``pad`` left pads, per position-id choice.
+
+    ``builders`` and ``tables`` stand in for the registry's schemes (a real model's RoPE, a checkpoint's
+    table) as in ``analysis.run_schemes``; ``origins`` names the file that set a size, for a memory refusal.
 
     Returns:
         The report; ``results`` has one ``{"scheme", "position_ids", "max_abs_diff", "output_max_abs",
@@ -49,14 +53,19 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
 
     def fits_padded(settled: EmbeddingConfig) -> None:
         if settled.seq_len + pad > settled.ctx:
+            room = max(settled.ctx - settled.seq_len, 0)
+            if origins and "ctx" in origins:  # a model's context: --ctx is not the user's to raise
+                raise PosembError(f"--pad {pad}: the padded length {settled.seq_len} + {pad} exceeds the "
+                                  f"{settled.ctx} positions of {origins['ctx']}; give --pad {room} or less, or a "
+                                  "shorter --seq-len")
             raise PosembError(f"--pad {pad}: the padded length {settled.seq_len} + {pad} exceeds --ctx {settled.ctx}; "
-                              f"give --pad {max(settled.ctx - settled.seq_len, 0)} or less, or a larger --ctx")
+                              f"give --pad {room} or less, or a larger --ctx")
 
     def scores(settled: EmbeddingConfig) -> int:  # scores, weights and their float64 gaps, padded
         return 6 * settled.batch * (settled.seq_len + pad) ** 2 * 8
 
     progress = or_silent(progress)
-    head = prepare_head(config, schemes, progress, extra_bytes=scores, check_batch=fits_padded)
+    head = prepare_head(config, schemes, progress, extra_bytes=scores, check_batch=fits_padded, origins=origins)
     run, compute, weights, rounding = head.prepared, head.compute, head.weights, head.rounding
     config, device, dtype, token, ids = run.config, run.device, run.dtype, run.token, run.ids
     batch = ids.shape[0]
@@ -67,7 +76,12 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
     with torch.no_grad():
         for name in schemes:
             progress.stage(f"{name}: attention on the batch and on it left-padded")
-            position = build_scheme(name, config, device=device, dtype=dtype)
+            if name in (tables or {}):  # a real model's table, read from a checkpoint
+                from posemb_cli.core.schemes.table import TablePositionalEmbedding
+
+                position = TablePositionalEmbedding((tables or {})[name], device=device, dtype=dtype)
+            else:
+                position = (builders or {}).get(name, build_scheme)(name, config, device=device, dtype=dtype)
             table = position(config.seq_len + pad)  # (N + T, D): zeros for schemes acting inside attention
             rotate = position.rotate if isinstance(position, RotaryScheme) else None
             bias = None
