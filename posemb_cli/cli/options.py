@@ -19,7 +19,7 @@ import typer
 from posemb_cli.core.dtypes import DTYPES
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.core.settings import SCALING_KINDS, EmbeddingConfig
-from posemb_cli.errors import PosembError
+from posemb_cli.run.commands import Flags
 
 DEFAULTS = EmbeddingConfig()
 
@@ -33,12 +33,11 @@ SchemeName = Enum("SchemeName", {name: name for name in scheme_names()}, type=st
 
 @dataclass(frozen=True)
 class Flag:
-    """One option: its parameter name, Annotated type, default, and the schemes that read it (None: every run)."""
+    """One option: its parameter name, Annotated type and default (the schemes that read it: ``READ_BY``)."""
 
     name: str
     annotation: Any
     default: Any
-    read_by: tuple[str, ...] | None = None
 
     @property
     def flag(self) -> str:
@@ -66,7 +65,7 @@ SHARED_FLAGS = (
     Flag("dtype", Annotated[Dtype, _option("--dtype", panel=SHARED, help="Dtype of the tables.")],
          Dtype(DEFAULTS.dtype)),
     Flag("base", Annotated[float, _option("--base", panel=SHARED, help="Base of the sinusoidal and RoPE frequencies.")],
-         DEFAULTS.base, read_by=("sinusoidal", "rope")),
+         DEFAULTS.base),
     Flag("init_std", Annotated[float, _option(
         "--init-std", panel=SHARED, help="Std of the N(0, std^2) initial rows of token and learned tables.")],
          DEFAULTS.init_std),
@@ -78,44 +77,43 @@ SHARED_FLAGS = (
         help="Token ids: a JSON list of lists or an .npy int array; '-' reads stdin. Sets B and T.")], None),
 )
 
-_ROPE = ("rope",)
 POSITION_FLAGS = (
     Flag("head_dim", Annotated[int | None, _option(
         "--head-dim", panel=POSITION, show_default=False,
-        help="RoPE head size, even, dividing --dim; default: --dim.")], None, _ROPE),
+        help="RoPE head size, even, dividing --dim; default: --dim.")], None),
     Flag("rope_layout", Annotated[RopeLayout, _option(
         "--rope-layout", panel=POSITION,
         help="RoPE pairs: interleaved (2i, 2i+1; RoFormer) or half (i, i+d/2; GPT-NeoX, Llama).")],
-         RopeLayout(DEFAULTS.rope_layout), _ROPE),
+         RopeLayout(DEFAULTS.rope_layout)),
     Flag("rope_scaling", Annotated[RopeScalingKind, _option("--rope-scaling", panel=POSITION,
                                                             help="RoPE context extension.")],
-         RopeScalingKind(DEFAULTS.rope_scaling), _ROPE),
+         RopeScalingKind(DEFAULTS.rope_scaling)),
     Flag("rope_factor", Annotated[float, _option("--rope-factor", panel=POSITION,
                                                  help="Context extension factor, 1 or more.")],
-         DEFAULTS.rope_factor, _ROPE),
+         DEFAULTS.rope_factor),
     Flag("original_ctx", Annotated[int | None, _option(
         "--original-ctx", panel=POSITION, show_default=False,
         help="Training context before extension (dynamic, yarn, llama3), at most --ctx; default: ctx / factor.")],
-         None, _ROPE),
+         None),
     Flag("beta_fast", Annotated[float, _option("--beta-fast", panel=POSITION,
                                                help="YaRN: rotations where the ramp starts.")],
-         DEFAULTS.beta_fast, _ROPE),
+         DEFAULTS.beta_fast),
     Flag("beta_slow", Annotated[float, _option("--beta-slow", panel=POSITION,
                                                help="YaRN: rotations where the ramp ends.")],
-         DEFAULTS.beta_slow, _ROPE),
+         DEFAULTS.beta_slow),
     Flag("low_freq_factor", Annotated[float, _option(
         "--low-freq-factor", panel=POSITION,
         help="Llama 3: wavelengths above original-ctx / this are divided by the factor.")],
-         DEFAULTS.low_freq_factor, _ROPE),
+         DEFAULTS.low_freq_factor),
     Flag("high_freq_factor", Annotated[float, _option(
         "--high-freq-factor", panel=POSITION, help="Llama 3: wavelengths below original-ctx / this are kept.")],
-         DEFAULTS.high_freq_factor, _ROPE),
+         DEFAULTS.high_freq_factor),
     Flag("attention_factor", Annotated[float | None, _option(
         "--attention-factor", panel=POSITION, show_default=False,
-        help="Multiplier of cos and sin; default: YaRN 0.1 ln(factor) + 1, else 1.")], None, _ROPE),
+        help="Multiplier of cos and sin; default: YaRN 0.1 ln(factor) + 1, else 1.")], None),
     Flag("heads", Annotated[int, _option("--heads", panel=POSITION,
                                          help="ALiBi heads, dividing --dim; one slope each.")],
-         DEFAULTS.heads, ("alibi",)),
+         DEFAULTS.heads),
 )
 
 CHECKPOINT_FLAGS = (
@@ -185,15 +183,13 @@ def plain(flags: dict[str, Any]) -> dict[str, Any]:
     return {name: value.value if isinstance(value, Enum) else value for name, value in flags.items()}
 
 
-def refuse_unread(context: typer.Context, schemes: tuple[str, ...]) -> None:
-    """Refuse a flag typed on the command line that none of the chosen schemes reads, naming both."""
-    for flag in (*SHARED_FLAGS, *POSITION_FLAGS):
-        if flag.read_by is None or any(scheme in flag.read_by for scheme in schemes):
-            continue
-        source = context.get_parameter_source(flag.name)
-        if source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT"):
-            readers = " and ".join(flag.read_by)
-            raise PosembError(f"{flag.flag} is read only by {readers}, and the chosen scheme"
-                              f"{'s' if len(schemes) > 1 else ''} {', '.join(schemes)} "
-                              f"{'do' if len(schemes) > 1 else 'does'} not read it; "
-                              f"add {flag.read_by[0]} or leave {flag.flag} out")
+def typed(context: typer.Context, name: str) -> bool:
+    """Whether the user gave the option ``name`` (on the command line or in the environment)."""
+    where = context.get_parameter_source(name)
+    return where is not None and where.name in ("COMMANDLINE", "ENVIRONMENT")
+
+
+def command_flags(context: typer.Context, values: dict[str, Any]) -> Flags:
+    """A command's flag values (choices as strings) and those the user gave, for its core in ``run.commands``."""
+    given = {name: getattr(value, "value", value) for name, value in context.params.items() if typed(context, name)}
+    return Flags(values=plain(values), typed=given)

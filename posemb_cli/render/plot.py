@@ -109,18 +109,15 @@ def _bands_axes(axes, results: list[SchemeReport]) -> None:
     axes.legend(fontsize=7)
 
 
-def write_plot(path: str, results: list[SchemeReport], title: str) -> None:
-    """Draw the heatmaps, decay curves and bands of ``results`` into ``path`` (.png or .svg)."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+def plot_figure(results: list[SchemeReport], title: str):
+    """The heatmaps, decay curves and bands of ``results`` as one matplotlib ``Figure`` (no pyplot state)."""
+    from matplotlib.figure import Figure
 
     shown = results[:_MAX_HEATMAPS]
     columns = len(shown) + 1  # the heatmaps, then the bands
     half = columns // 2
     spectrum = has_spectrum(results)  # learned or checkpoint tables: a third row for their components
-    figure = plt.figure(figsize=(4.4 * columns, 12.0 if spectrum else 8.0), layout="constrained")
+    figure = Figure(figsize=(4.4 * columns, 12.0 if spectrum else 8.0), layout="constrained")
     grid = figure.add_gridspec(3 if spectrum else 2, columns)
     image = None
     for index, result in enumerate(shown):
@@ -133,9 +130,17 @@ def write_plot(path: str, results: list[SchemeReport], title: str) -> None:
     if spectrum:
         spectrum_axes(figure.add_subplot(grid[2, :]), results)
     figure.suptitle(title)
+    return figure
+
+
+def save_figure(figure, path: str) -> None:
+    """Write ``figure`` to ``path`` (.png, or .svg without a date so the same run gives the same bytes)."""
     try:
         figure.savefig(path, metadata={"Date": None} if path.lower().endswith(".svg") else None)
     except OSError as exc:
         raise PosembError(f"--plot {path}: cannot write the figure ({exc})") from None
-    finally:
-        plt.close(figure)
+
+
+def write_plot(path: str, results: list[SchemeReport], title: str) -> None:
+    """Draw the heatmaps, decay curves and bands of ``results`` into ``path`` (.png or .svg)."""
+    save_figure(plot_figure(results, title), path)

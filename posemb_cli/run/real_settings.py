@@ -15,7 +15,19 @@ from posemb_cli.errors import PosembError
 from posemb_cli.run.real_models import checkpoint_shape, real_model_shape
 from posemb_cli.run.real_sources import RealModel
 
-__all__ = ["check_source_rows", "refuse_conflicts", "settle_checkpoint", "settle_real_model"]
+__all__ = ["check_source_flags", "check_source_rows", "refuse_conflicts", "settle_checkpoint", "settle_real_model"]
+
+
+def check_source_flags(*, checkpoint: str | None, key: str | None, position_offset: int | None,
+                       model_config: str | None = None) -> None:
+    """Refuse flags that make no sense together, before any work is done."""
+    if checkpoint is None:
+        for flag, value in (("--key", key), ("--position-offset", position_offset)):
+            if value is not None:
+                raise PosembError(f"{flag} needs --checkpoint PATH: it picks rows of a checkpoint's table")
+    elif model_config is not None:
+        raise PosembError("--checkpoint and --config cannot be combined: give a checkpoint (learned table) "
+                          "or a config (RoPE), not both")
 
 
 def refuse_conflicts(typed: Mapping[str, Any], source_flag: str, source: str, settled: Mapping[str, Any]) -> None:

@@ -9,8 +9,6 @@ import typer
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.commands import real_inputs as inputs
 from posemb_cli.cli.output import run_progress, stdout_console, write_json
-from posemb_cli.core.schemes import scheme_names
-from posemb_cli.run.config import parse_scheme_list
 
 
 @opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.PLOT_FLAGS, opt.OUTPUT_FLAGS)
@@ -27,36 +25,17 @@ def compare(
     Example: posemb compare --schemes sinusoidal,rope,alibi,none --rope-scaling yarn --rope-factor 4
     Example: posemb compare --checkpoint gpt2/ --schemes sinusoidal --plot gpt2.svg
     """
+    from posemb_cli.run.commands.compare import compare_command
+
+    chosen = opt.command_flags(context, {**flags, "schemes": schemes})
+    plot = chosen["plot"]
+    inputs.check_plot_flag(plot)
     with run_progress("loading torch") as progress:
-        from posemb_cli.run.analysis import compare as run_compare
-        from posemb_cli.run.flags import config_from_flags
+        report = compare_command(chosen, progress=progress, observe=inputs.picture_observer(terminal=False, plot=plot))
+    inputs.write_requested_plot(plot, report, "posemb compare " + ", ".join(r.scheme for r in report.results))
+    if chosen["json"]:
         from posemb_cli.run.report import to_json
 
-        flags = opt.plain(flags)
-        checkpoint, key, plot = flags["checkpoint"], flags["key"], flags["plot"]
-        position_offset = flags["position_offset"]
-        names = parse_scheme_list("--schemes", schemes, scheme_names())
-        inputs.check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset)
-        inputs.check_plot_flag(plot)
-        observe = inputs.picture_observer(terminal=False, plot=plot)
-        real = None
-        if checkpoint is not None:
-            from posemb_cli.run.real_settings import settle_checkpoint
-            from posemb_cli.run.real_sources import table_of_checkpoint
-
-            real = table_of_checkpoint(checkpoint, key=key, position_offset=position_offset, command="compare")
-            flags = settle_checkpoint(real, flags, inputs.typed_flags(context))
-        config = config_from_flags(flags, schemes=names)
-        opt.refuse_unread(context, names)
-        if real is not None and real.loaded is not None:
-            from posemb_cli.run.real_models import compare_checkpoint
-
-            report = compare_checkpoint(config, real.loaded, names, progress=progress, observe=observe, real=real,
-                                        vocab_typed=inputs.typed(context, "vocab"))
-        else:
-            report = run_compare(config, names, progress=progress, observe=observe)
-    inputs.write_requested_plot(plot, report, "posemb compare " + ", ".join(r.scheme for r in report.results))
-    if flags["json"]:
         write_json(to_json(report.to_dict()))
         return
     from posemb_cli.render.documents import render_compare

@@ -13,6 +13,7 @@ from posemb_cli.errors import EXIT_DOCTOR_ERROR
 
 @opt.takes(opt.OUTPUT_FLAGS)
 def doctor(
+    context: typer.Context,
     model_config: Annotated[str | None, typer.Option(
         "--config", help="A Hugging Face style config.json (or its directory).", show_default=False,
         rich_help_panel=opt.REAL)] = None,
@@ -27,12 +28,14 @@ def doctor(
     Example: posemb doctor --config Llama-3.1-8B/config.json
     Example: posemb doctor --checkpoint gpt2/ --json
     """
-    from posemb_cli.run.doctor import run_doctor
-    from posemb_cli.run.report import to_json
+    from posemb_cli.run.commands.doctor import doctor_command
 
+    chosen = opt.command_flags(context, {**flags, "model_config": model_config, "checkpoint": checkpoint})
     with run_progress("checking the position setup"):
-        report = run_doctor(config=model_config, checkpoint=checkpoint)
-    if flags["json"]:
+        report = doctor_command(chosen)
+    if chosen["json"]:
+        from posemb_cli.run.report import to_json
+
         write_json(to_json(report.to_dict()))
     else:
         from posemb_cli.render.doctor import render_doctor

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.commands import real_inputs as inputs
-from posemb_cli.cli.output import run_progress, stderr_console, stdout_console, write_json
-
-if TYPE_CHECKING:
-    from posemb_cli.run.real_sources import RealModel
+from posemb_cli.cli.output import run_progress, stdout_console, write_json
 
 
 @opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.CONFIG_FLAGS, opt.PICTURE_FLAGS,
@@ -30,43 +27,19 @@ def inspect(
     Example: posemb inspect --checkpoint gpt2/model.safetensors --plot gpt2.png
     Example: posemb inspect --config Llama-3.1-8B/config.json
     """
+    from posemb_cli.run.commands.inspect import inspect_command
+
+    chosen = opt.command_flags(context, {**flags, "scheme": scheme})
+    plot = chosen["plot"]
+    inputs.check_plot_flag(plot)
     with run_progress("loading torch") as progress:
-        from posemb_cli.run.analysis import inspect as run_inspect
-        from posemb_cli.run.flags import config_from_flags
+        observe = inputs.picture_observer(terminal=not (chosen["json"] or chosen["no_plot"]), plot=plot,
+                                          full=chosen["pictures"] == "full")
+        report = inspect_command(chosen, progress=progress, observe=observe, note=inputs.note)
+    inputs.write_requested_plot(plot, report, f"posemb inspect {report.result.scheme}")
+    if chosen["json"]:
         from posemb_cli.run.report import to_json
 
-        flags = opt.plain(flags)
-        name = opt.plain({"scheme": scheme})["scheme"]
-        checkpoint, key, position_offset = flags["checkpoint"], flags["key"], flags["position_offset"]
-        model_config, plot = flags["model_config"], flags["plot"]
-        inputs.check_source_flags(checkpoint=checkpoint, key=key, position_offset=position_offset,
-                           model_config=model_config)
-        inputs.check_plot_flag(plot)
-        observe = inputs.picture_observer(terminal=not (flags["json"] or flags["no_plot"]), plot=plot,
-                                   full=flags["pictures"] == "full")
-        real: RealModel | None = None
-        if checkpoint is not None or model_config is not None:
-            from posemb_cli.run.real_settings import settle_real_model
-            from posemb_cli.run.real_sources import open_real_model
-
-            real = open_real_model(checkpoint=checkpoint, model_config=model_config, key=key,
-                                   position_offset=position_offset)
-            assert real is not None  # one of the two was given
-            flags, settled_scheme = settle_real_model(real, flags, inputs.typed_flags(context))
-            name = settled_scheme or name
-            for note in real.notes:
-                stderr_console().print(note, markup=False, highlight=False, soft_wrap=True)
-        config = config_from_flags(flags, schemes=(name,))
-        opt.refuse_unread(context, (name,))
-        if real is not None:
-            from posemb_cli.run.real_models import inspect_real_model
-
-            report = inspect_real_model(config, real, vocab_typed=inputs.typed(context, "vocab"), progress=progress,
-                                        observe=observe)
-        else:
-            report = run_inspect(config, name, progress=progress, observe=observe)
-    inputs.write_requested_plot(plot, report, f"posemb inspect {report.result.scheme}")
-    if flags["json"]:
         write_json(to_json(report.to_dict()))
         return
     from posemb_cli.render.documents import render_inspect

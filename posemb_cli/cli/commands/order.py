@@ -8,8 +8,6 @@ import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.output import run_progress, stdout_console, write_json
-from posemb_cli.core.schemes import scheme_names
-from posemb_cli.run.config import parse_scheme_list
 
 
 @opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.OUTPUT_FLAGS)
@@ -25,17 +23,14 @@ def order(
     \b
     Example: posemb order --schemes none,sinusoidal,rope,alibi --seq-len 16
     """
-    from posemb_cli.run.flags import config_from_flags
-    from posemb_cli.run.order import run_order
-    from posemb_cli.run.report import to_json
+    from posemb_cli.run.commands.order import order_command
 
-    flags = opt.plain(flags)
-    names = parse_scheme_list("--schemes", schemes, scheme_names())
-    config = config_from_flags(flags, schemes=names)
-    opt.refuse_unread(context, names)
+    chosen = opt.command_flags(context, {**flags, "schemes": schemes})
     with run_progress("permuted tokens") as progress:
-        report = run_order(config, names, progress=progress)
-    if flags["json"]:
+        report = order_command(chosen, progress=progress)
+    if chosen["json"]:
+        from posemb_cli.run.report import to_json
+
         write_json(to_json(report.to_dict()))
         return
     from posemb_cli.render.order import render_order

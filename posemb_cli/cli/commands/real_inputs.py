@@ -8,21 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from posemb_cli.errors import PosembError
-
 PLOT_CELLS = 128
-
-
-def check_source_flags(*, checkpoint: str | None, key: str | None, position_offset: int | None,
-                       model_config: str | None = None) -> None:
-    """Refuse flags that make no sense together, before any work is done."""
-    if checkpoint is None:
-        for flag, value in (("--key", key), ("--position-offset", position_offset)):
-            if value is not None:
-                raise PosembError(f"{flag} needs --checkpoint PATH: it picks rows of a checkpoint's table")
-    elif model_config is not None:
-        raise PosembError("--checkpoint and --config cannot be combined: give a checkpoint (learned table) "
-                          "or a config (RoPE), not both")
 
 
 def check_plot_flag(plot: str | None) -> None:
@@ -73,12 +59,8 @@ def write_requested_plot(plot: str | None, report, title: str) -> None:
     write_plot(plot, results, title)
 
 
-def typed(context, name: str) -> bool:
-    """Whether the user gave the option ``name`` (on the command line or in the environment)."""
-    where = context.get_parameter_source(name)
-    return where is not None and where.name in ("COMMANDLINE", "ENVIRONMENT")
+def note(line: str) -> None:
+    """What a run says about a real model before it runs, on stderr."""
+    from posemb_cli.cli.output import stderr_console
 
-
-def typed_flags(context) -> dict:
-    """The options the user gave (command line or environment), with their values (an Enum choice as its string)."""
-    return {name: getattr(value, "value", value) for name, value in context.params.items() if typed(context, name)}
+    stderr_console().print(line, markup=False, highlight=False, soft_wrap=True)

@@ -1,0 +1,61 @@
+"""Each command as one function from its flags to its report, called by the CLI and by the Python API alike.
+
+A command's core checks its flags (every refusal a ``PosembError`` naming the flag),
+reads a real model where one is named, runs, and returns the report; it never prints.
+The CLI parses the command line into ``Flags`` and renders the report; ``posemb_cli.api``
+builds the same ``Flags`` from keyword arguments, so both refuse the same input with the
+same message and produce the same report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from posemb_cli.errors import PosembError
+
+_ROPE = ("rope",)
+# The flags only some schemes read; a flag the user gives that no chosen scheme reads is refused.
+READ_BY: dict[str, tuple[str, ...]] = {
+    "base": ("sinusoidal", "rope"), "head_dim": _ROPE, "rope_layout": _ROPE, "rope_scaling": _ROPE,
+    "rope_factor": _ROPE, "original_ctx": _ROPE, "beta_fast": _ROPE, "beta_slow": _ROPE, "low_freq_factor": _ROPE,
+    "high_freq_factor": _ROPE, "attention_factor": _ROPE, "heads": ("alibi",),
+}
+
+__all__ = ["READ_BY", "Flags", "refuse_unread"]
+
+
+@dataclass(frozen=True)
+class Flags:
+    """A command's flag values (every one, defaults included; choices as strings) and those the user gave.
+
+    Attributes:
+        values: parameter name -> value.
+        typed: parameter name -> value, for the flags given on the command line, in the environment, or as
+            keyword arguments of the API.
+    """
+
+    values: Mapping[str, Any]
+    typed: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+    def given(self, name: str) -> bool:
+        return name in self.typed
+
+    def replace(self, values: Mapping[str, Any]) -> Flags:
+        return Flags(values=dict(values), typed=self.typed)
+
+
+def refuse_unread(flags: Flags, schemes: tuple[str, ...]) -> None:
+    """Refuse a flag the user gave that none of the chosen schemes reads, naming both."""
+    for name, readers in READ_BY.items():
+        if not flags.given(name) or any(scheme in readers for scheme in schemes):
+            continue
+        flag = "--" + name.replace("_", "-")
+        raise PosembError(f"{flag} is read only by {' and '.join(readers)}, and the chosen scheme"
+                          f"{'s' if len(schemes) > 1 else ''} {', '.join(schemes)} "
+                          f"{'do' if len(schemes) > 1 else 'does'} not read it; "
+                          f"add {readers[0]} or leave {flag} out")

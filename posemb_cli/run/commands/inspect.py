@@ -1,0 +1,49 @@
+"""`inspect`: one scheme, or a real model named by --checkpoint or --config, in depth."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from posemb_cli.run.commands import Flags, refuse_unread
+from posemb_cli.run.progress import Progress
+from posemb_cli.run.real_settings import check_source_flags
+from posemb_cli.run.report import InspectReport
+
+__all__ = ["inspect_command"]
+
+
+def inspect_command(flags: Flags, *, progress: Progress | None = None, observe: Callable | None = None,
+                    note: Callable[[str], None] | None = None) -> InspectReport:
+    """Run ``inspect``.
+
+    Args:
+        observe: names the heatmaps wanted per scheme (``analysis.run_schemes``); None: no pictures.
+        note: hears what the run says about a real model before it runs (the CLI prints it on stderr).
+    """
+    from posemb_cli.run.analysis import inspect
+    from posemb_cli.run.flags import config_from_flags
+
+    name, values = flags["scheme"], dict(flags.values)
+    checkpoint, model_config = values["checkpoint"], values["model_config"]
+    check_source_flags(checkpoint=checkpoint, key=values["key"], position_offset=values["position_offset"],
+                       model_config=model_config)
+    real = None
+    if checkpoint is not None or model_config is not None:
+        from posemb_cli.run.real_settings import settle_real_model
+        from posemb_cli.run.real_sources import open_real_model
+
+        real = open_real_model(checkpoint=checkpoint, model_config=model_config, key=values["key"],
+                               position_offset=values["position_offset"])
+        assert real is not None  # one of the two was given
+        values, settled = settle_real_model(real, values, flags.typed)
+        name = settled or name
+        for line in real.notes:
+            if note is not None:
+                note(line)
+    config = config_from_flags(values, schemes=(name,))
+    refuse_unread(flags, (name,))
+    if real is None:
+        return inspect(config, name, progress=progress, observe=observe)
+    from posemb_cli.run.real_models import inspect_real_model
+
+    return inspect_real_model(config, real, vocab_typed=flags.given("vocab"), progress=progress, observe=observe)
