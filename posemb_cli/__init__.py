@@ -1,16 +1,38 @@
 """posemb: diagnostics for the input stage of a transformer.
 
-The Python API is imported lazily, so ``import posemb_cli`` (and the CLI's
-``--help``) does not pay for importing torch.
+Every command is a function here (``posemb_cli.inspect(scheme="rope")``,
+``posemb_cli.inspect_model(path)``, ``posemb_cli.doctor(path)``, ...) returning a typed
+report: ``.to_dict()`` is the command's JSON document, and the report shows itself as the
+terminal tables in Jupyter and in ``rich.print``. Everything is imported lazily, so
+``import posemb_cli`` (and the CLI's ``--help``) does not pay for importing torch.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the names' types for checkers; at run time they are imported on first use
+    from posemb_cli.api import compare, doctor, inspect, inspect_model, order, padding, precision
+    from posemb_cli.errors import PosembError
+    from posemb_cli.reports import (
+        CompareReport,
+        DoctorReport,
+        InspectReport,
+        OrderReport,
+        PaddingReport,
+        PrecisionReport,
+    )
 
 __version__ = "0.1.0"
 
 _LAZY = {
+    # the commands, one function each (posemb_cli.api), and the reports they return (posemb_cli.reports)
+    **{name: "posemb_cli.api" for name in ("inspect", "inspect_model", "compare", "order", "precision", "padding",
+                                            "doctor")},
+    **{name: "posemb_cli.reports" for name in ("InspectReport", "CompareReport", "OrderReport", "PaddingReport",
+                                                "PrecisionReport", "DoctorReport")},
+    # the building blocks
     "TokenEmbedding": "posemb_cli.core.embeddings",
     "EmbeddingComposer": "posemb_cli.core.embeddings",
     "LearnedPositionalEmbedding": "posemb_cli.core.schemes.learned",

@@ -33,6 +33,11 @@ def check_plot_path(path: str) -> None:
         raise PosembError(f"--plot {path}: is a directory; give a file name ending in .png or .svg")
     if not os.access(folder, os.W_OK):
         raise PosembError(f"--plot {path}: folder {folder} is not writable")
+    check_matplotlib()
+
+
+def check_matplotlib() -> None:
+    """Refuse (exit 2) when matplotlib, the optional extra ``plot``, is not installed."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-PLOT_CELLS = 128
-
 
 def check_plot_flag(plot: str | None) -> None:
     if plot is not None:
@@ -19,31 +17,13 @@ def check_plot_flag(plot: str | None) -> None:
 
 
 def picture_observer(*, terminal: bool, plot: str | None, full: bool = False) -> Callable | None:
-    """A callback for ``run_schemes`` naming each scheme's heatmaps (name -> cells per side), or None when no
-    picture is wanted; the signal pass accumulates them from the blocks it reads anyway.
-
-    The terminal heatmap is sized to stdout's width and (unless ``full``) its height, with two cells per
-    character where the console has colour and Unicode (half blocks), one cell per two characters otherwise.
-    """
+    """The heatmaps the run accumulates, sized for stdout (``render.observer``), or None when none is wanted."""
     if not terminal and plot is None:
         return None
     from posemb_cli.cli.output import stdout_console
-    from posemb_cli.render.pictures import heatmap_cells_for_screen
+    from posemb_cli.render.observer import picture_observer as observer
 
-    console = stdout_console()
-    width, height = console.size
-    half_blocks = console.color_system is not None and not console.no_color and console.encoding.startswith("utf")
-
-    def observe(name: str, position) -> dict[str, int]:
-        rows = int(position.max_ctx)
-        wanted = {}
-        if terminal:
-            wanted["heatmap"] = heatmap_cells_for_screen(width, height, rows, half_blocks=half_blocks, full=full)
-        if plot is not None:
-            wanted["plot_heatmap"] = PLOT_CELLS
-        return wanted
-
-    return observe
+    return observer(stdout_console(), terminal=terminal, plot=plot is not None, full=full)
 
 
 def write_requested_plot(plot: str | None, report, title: str) -> None:

@@ -1,0 +1,154 @@
+"""posemb from Python: one function per command, keyword arguments named as the flags, a typed report back.
+
+    >>> import posemb_cli as posemb
+    >>> report = posemb.inspect(scheme="rope", dim=128, ctx=4096)
+    >>> report.to_dict()["neighbour_similarity"][0]["mean"]   # the --json document
+    >>> report                                                # in Jupyter: the terminal tables
+    >>> posemb.inspect_model("Llama-3.1-8B/config.json").to_dict()["layer_map"][0]
+
+An argument left out takes the command's default, as on the command line (``posemb
+CMD --help``). Bad arguments raise ``PosembError`` with the one line the CLI prints;
+nothing here prints, writes to stdout or exits. ``import posemb_cli`` imports no
+torch; the first call does.
+"""
+
+from __future__ import annotations
+
+import inspect as _signatures
+import os
+from collections.abc import Callable
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from posemb_cli.reports import CompareReport, DoctorReport, InspectReport, OrderReport, PaddingReport, PrecisionReport
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from posemb_cli.api_flags import (
+        CompareFlags,
+        DoctorFlags,
+        InspectFlags,
+        OrderFlags,
+        PaddingFlags,
+        PrecisionFlags,
+    )
+    from posemb_cli.run.commands import Flags
+
+__all__ = ["compare", "doctor", "inspect", "inspect_model", "order", "padding", "precision"]
+_CLI_ONLY = ("context", "json", "debug")
+_WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".gguf")
+_WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+
+
+def _command(name: str) -> Callable:
+    from importlib import import_module
+
+    return getattr(import_module(f"posemb_cli.cli.commands.{name}"), name)
+
+
+def _flags(name: str, given: dict[str, Any]) -> Flags:
+    """The command's flags: its CLI defaults (its declarations are the one source), then what was given."""
+    from posemb_cli.run.commands import Flags
+
+    parameters = _signatures.signature(_command(name)).parameters
+    defaults = {key: p.default for key, p in parameters.items() if key not in _CLI_ONLY}
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
+    given = {key: ",".join(value) if isinstance(value, (list, tuple)) else value for key, value in given.items()}
+    plain = {key: value.value if isinstance(value, Enum) else value for key, value in {**defaults, **given}.items()}
+    return Flags(values=plain, typed=given)
+
+
+def _observer(flags: Flags, *, terminal: bool) -> Callable | None:
+    """The heatmaps to accumulate: sized for a Rich console here (a notebook's width), and the figure's."""
+    from rich.console import Console
+
+    from posemb_cli.render.observer import picture_observer
+
+    return picture_observer(Console(), terminal=terminal, plot=True, full=flags.values.get("pictures") == "full")
+
+
+def _plot(flags: Flags, report: InspectReport | CompareReport) -> None:
+    if flags["plot"] is not None:
+        from posemb_cli.render.plot import save_figure
+
+        save_figure(report.plot(), flags["plot"])
+
+
+def inspect(**flags: Unpack[InspectFlags]) -> InspectReport:
+    """``posemb inspect``: one scheme (``scheme="rope"``), or a real model (``checkpoint=``, ``model_config=``)."""
+    return _inspect(dict(flags))
+
+
+def _inspect(given: dict[str, Any]) -> InspectReport:
+    from posemb_cli.run.commands.inspect import inspect_command
+
+    chosen = _flags("inspect", given)
+    if chosen["plot"] is not None:
+        from posemb_cli.render.plot import check_plot_path
+
+        check_plot_path(chosen["plot"])
+    report = InspectReport.of(inspect_command(chosen, observe=_observer(chosen, terminal=not chosen["no_plot"])))
+    _plot(chosen, report)
+    return report
+
+
+def _is_checkpoint(path: str) -> bool:
+    """Weights to read (a weights file, or a directory holding them); else a config to read."""
+    if os.path.isdir(path):
+        return any(os.path.isfile(os.path.join(path, name)) for name in _WEIGHT_FILES)
+    return path.lower().endswith(_WEIGHTS)
+
+
+def inspect_model(path: str, **flags: Unpack[InspectFlags]) -> InspectReport:
+    """``posemb inspect`` of a real model: a config.json, a .gguf file, a weights file or a model directory."""
+    return _inspect({**flags, "checkpoint" if _is_checkpoint(path) else "model_config": path})
+
+
+def compare(**flags: Unpack[CompareFlags]) -> CompareReport:
+    """``posemb compare``: schemes side by side on one batch (``schemes=["learned", "rope"]``)."""
+    from posemb_cli.run.commands.compare import compare_command
+
+    chosen = _flags("compare", dict(flags))
+    if chosen["plot"] is not None:
+        from posemb_cli.render.plot import check_plot_path
+
+        check_plot_path(chosen["plot"])
+    report = CompareReport.of(compare_command(chosen, observe=_observer(chosen, terminal=False)))
+    _plot(chosen, report)
+    return report
+
+
+def order(**flags: Unpack[OrderFlags]) -> OrderReport:
+    """``posemb order``: attention without position cannot tell a batch from its permutation."""
+    from posemb_cli.reports import public
+    from posemb_cli.run.commands.order import order_command
+
+    return public(order_command(_flags("order", dict(flags))))
+
+
+def precision(**flags: Unpack[PrecisionFlags]) -> PrecisionReport:
+    """``posemb precision``: where a 16-bit position signal collapses (``model_config=`` for a real model)."""
+    from posemb_cli.reports import public
+    from posemb_cli.run.commands.precision import precision_command
+
+    return public(precision_command(_flags("precision", dict(flags))))
+
+
+def padding(**flags: Unpack[PaddingFlags]) -> PaddingReport:
+    """``posemb padding``: left padding with naive and mask-derived position ids (or a real model's signal)."""
+    from posemb_cli.reports import public
+    from posemb_cli.run.commands.padding import padding_command
+
+    return public(padding_command(_flags("padding", dict(flags))))
+
+
+def doctor(path: str, **flags: Unpack[DoctorFlags]) -> DoctorReport:
+    """``posemb doctor``: findings about a model's position setup (a config, a .gguf, or a checkpoint)."""
+    from posemb_cli.reports import public
+    from posemb_cli.run.commands.doctor import doctor_command
+
+    where = "checkpoint" if _is_checkpoint(path) and not path.lower().endswith(".gguf") else "model_config"
+    return public(doctor_command(_flags("doctor", {**flags, where: path})))

@@ -1,0 +1,95 @@
+"""The keyword arguments of the Python API, one TypedDict per command: the command's flags, named as the flags.
+
+Every key is optional: one left out takes the command's own default, as on the command
+line (``posemb CMD --help`` shows it). Choices are strings (``dtype="bfloat16"``); a list
+of schemes may be given as a list or as the command line's comma string.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+__all__ = ["CompareFlags", "DoctorFlags", "InspectFlags", "OrderFlags", "PaddingFlags", "PrecisionFlags"]
+
+
+class _Lesson(TypedDict, total=False):
+    dim: int
+    ctx: int
+    vocab: int
+    batch: int
+    seq_len: int | None
+    seed: int
+    device: str
+    dtype: str
+    base: float
+    init_std: float
+    ids: str | None
+
+
+class _Position(TypedDict, total=False):
+    head_dim: int | None
+    rope_layout: str
+    rope_scaling: str
+    rope_factor: float
+    original_ctx: int | None
+    beta_fast: float
+    beta_slow: float
+    low_freq_factor: float
+    high_freq_factor: float
+    attention_factor: float | None
+    heads: int
+
+
+class _Checkpoint(TypedDict, total=False):
+    checkpoint: str | None
+    key: str | None
+    position_offset: int | None
+
+
+class InspectFlags(_Lesson, _Position, _Checkpoint, total=False):
+    scheme: str
+    max_offset: int
+    model_config: str | None
+    no_plot: bool
+    pictures: str
+    plot: str | None
+
+
+class CompareFlags(_Lesson, _Position, _Checkpoint, total=False):
+    schemes: str | list[str]
+    max_offset: int
+    plot: str | None
+
+
+class OrderFlags(_Lesson, _Position, total=False):
+    schemes: str | list[str]
+    max_offset: int
+
+
+class PaddingFlags(_Lesson, _Position, _Checkpoint, total=False):
+    schemes: str | list[str]
+    pad: int
+    model_config: str | None
+
+
+class PrecisionFlags(TypedDict, total=False):
+    scheme: str
+    dtypes: str | list[str]
+    ctx: int
+    dim: int
+    base: float
+    head_dim: int | None
+    rope_scaling: str
+    rope_factor: float
+    original_ctx: int | None
+    beta_fast: float
+    beta_slow: float
+    low_freq_factor: float
+    high_freq_factor: float
+    checkpoint: str | None
+    model_config: str | None
+
+
+class DoctorFlags(TypedDict, total=False):
+    model_config: str | None
+    checkpoint: str | None

@@ -1,0 +1,36 @@
+"""Which heatmaps a run should accumulate, sized for the console that will show them.
+
+The signal pass accumulates the heatmaps from the blocks it reads anyway (``measures.heatmap``);
+this module only says how many cells each should have: the terminal's half-block picture
+sized to the console (two cells per character where it has colour and Unicode, one cell per
+two characters otherwise; one screen high unless ``full``), and the figure's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console
+
+from posemb_cli.render.pictures import heatmap_cells_for_screen
+
+PLOT_CELLS = 128
+
+__all__ = ["PLOT_CELLS", "picture_observer"]
+
+
+def picture_observer(console: Console, *, terminal: bool, plot: bool, full: bool = False) -> Callable:
+    """``observe(name, position) -> {"heatmap": cells, "plot_heatmap": cells}`` for ``run_schemes``."""
+    width, height = console.size
+    half_blocks = console.color_system is not None and not console.no_color and console.encoding.startswith("utf")
+
+    def observe(name: str, position) -> dict[str, int]:
+        rows = int(position.max_ctx)
+        wanted = {}
+        if terminal:
+            wanted["heatmap"] = heatmap_cells_for_screen(width, height, rows, half_blocks=half_blocks, full=full)
+        if plot:
+            wanted["plot_heatmap"] = PLOT_CELLS
+        return wanted
+
+    return observe

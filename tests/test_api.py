@@ -1,0 +1,104 @@
+"""The Python API against the CLI: the same arguments give the same JSON bytes, the same terminal tables and the
+same refusals; nothing prints; importing it costs no torch."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+from posemb_cli.cli.app import app
+from posemb_cli.reports import InspectReport
+from posemb_cli.run.report import to_json
+from rich.console import Console
+from typer.testing import CliRunner
+
+import posemb_cli
+from tests.model_zoo import zoo_model
+
+runner = CliRunner()
+SMALL = {"dim": 32, "ctx": 128, "seq_len": 16, "max_offset": 4, "device": "cpu"}
+SMALL_ARGS = ["--dim", "32", "--ctx", "128", "--seq-len", "16", "--max-offset", "4", "--device", "cpu"]
+
+
+def _cli(*args: str, columns: int = 100) -> str:
+    result = runner.invoke(app, list(args), env={"COLUMNS": str(columns), "NO_COLOR": "1"})
+    assert result.exit_code in (0, 3), result.output
+    return result.stdout
+
+
+def _shown(report, columns: int = 100) -> str:
+    console = Console(file=io.StringIO(), width=columns, color_system=None, no_color=True)
+    console.print(report)
+    return console.file.getvalue()
+
+
+CASES = [  # (API call, the CLI's arguments)
+    (lambda: posemb_cli.inspect(scheme="rope", no_plot=True, **SMALL), ["inspect", "--scheme", "rope", *SMALL_ARGS]),
+    (lambda: posemb_cli.inspect(scheme="learned", no_plot=True, **SMALL),
+     ["inspect", "--scheme", "learned", *SMALL_ARGS]),
+    (lambda: posemb_cli.compare(schemes=["learned", "sinusoidal", "alibi"], heads=4, **SMALL),
+     ["compare", "--schemes", "learned,sinusoidal,alibi", "--heads", "4", *SMALL_ARGS]),
+    (lambda: posemb_cli.order(seq_len=8, device="cpu"), ["order", "--seq-len", "8", "--device", "cpu"]),
+    (lambda: posemb_cli.padding(seq_len=8, pad=4, device="cpu"),
+     ["padding", "--seq-len", "8", "--pad", "4", "--device", "cpu"]),
+    (lambda: posemb_cli.precision(dim=32, ctx=1024), ["precision", "--dim", "32", "--ctx", "1024"]),
+    (lambda: posemb_cli.inspect_model(zoo_model("llama"), max_offset=4, device="cpu", no_plot=True),
+     ["inspect", "--checkpoint", zoo_model("llama"), "--max-offset", "4", "--device", "cpu"]),
+    (lambda: posemb_cli.inspect_model(zoo_model("gpt2"), max_offset=4, device="cpu", no_plot=True),
+     ["inspect", "--checkpoint", zoo_model("gpt2"), "--max-offset", "4", "--device", "cpu"]),
+    (lambda: posemb_cli.padding(model_config=zoo_model("llama"), seq_len=8, device="cpu"),
+     ["padding", "--config", zoo_model("llama"), "--seq-len", "8", "--device", "cpu"]),
+    (lambda: posemb_cli.doctor(zoo_model("llama")), ["doctor", "--checkpoint", zoo_model("llama")]),
+]
+IDS = ["inspect-rope", "inspect-learned", "compare", "order", "padding", "precision", "model-rope", "model-table",
+       "padding-model", "doctor"]
+
+
+@pytest.mark.parametrize("call, args", CASES, ids=IDS)
+def test_the_report_is_the_commands_json_and_tables(call, args, capsys):
+    report = call()
+    assert capsys.readouterr().out == ""  # the API prints nothing
+    assert to_json(report.to_dict()) + "\n" == _cli(*args, "--json")
+    assert report.to_json() == to_json(report.to_dict())
+    terminal = [*args, "--no-plot"] if args[0] == "inspect" else args
+    assert _shown(report) == _cli(*terminal)
+
+
+@pytest.mark.parametrize("call, args", [
+    (lambda: posemb_cli.inspect(dim=0), ["inspect", "--dim", "0"]),
+    (lambda: posemb_cli.inspect(scheme="rope", heads=4), ["inspect", "--scheme", "rope", "--heads", "4"]),
+    (lambda: posemb_cli.padding(model_config=zoo_model("llama"), schemes="rope"),
+     ["padding", "--config", zoo_model("llama"), "--schemes", "rope"]),
+    (lambda: posemb_cli.precision(scheme="alibi"), ["precision", "--scheme", "alibi"]),
+    (lambda: posemb_cli.inspect_model("/no/such/config.json"), ["inspect", "--config", "/no/such/config.json"]),
+], ids=["bad-dim", "unread-flag", "schemes-with-model", "precision-scheme", "missing-file"])
+def test_bad_arguments_raise_the_clis_line(call, args):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    with pytest.raises(posemb_cli.PosembError) as raised:
+        call()
+    assert f"posemb: error: {raised.value}\n" == result.stderr
+
+
+def test_an_unknown_argument_is_a_type_error():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'dimension'"):
+        posemb_cli.inspect(dimension=3)  # type: ignore[call-arg]
+
+
+def test_reports_are_typed_draw_their_pictures_and_plot_a_figure():
+    report = posemb_cli.inspect(scheme="learned", **SMALL)
+    assert isinstance(report, InspectReport) and isinstance(report, posemb_cli.InspectReport)
+    assert "Similarity heatmap" in _shown(report)  # pictures by default, as in a terminal
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    figure = report.plot()
+    assert isinstance(figure, Figure) and len(figure.axes) >= 4  # heatmap, colour bar, bands, decay, spectrum
+
+
+def test_import_stays_light():
+    code = ("import sys, posemb_cli; posemb_cli.inspect; posemb_cli.InspectReport; "
+            "sys.exit(1 if 'torch' in sys.modules else 0)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
