@@ -12,17 +12,21 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the names' types for checkers; at run time they are imported on first use
-    from posemb_cli.api import compare, doctor, inspect, inspect_model, order, padding, precision
-    from posemb_cli.errors import PosembError
-    from posemb_cli.reports import (
-        CompareReport,
-        DoctorReport,
-        InspectReport,
-        OrderReport,
-        PaddingReport,
-        PrecisionReport,
-    )
+if TYPE_CHECKING:  # the names' types for checkers (re-exported); at run time they are imported on first use
+    from posemb_cli.api import compare as compare
+    from posemb_cli.api import doctor as doctor
+    from posemb_cli.api import inspect as inspect
+    from posemb_cli.api import inspect_model as inspect_model
+    from posemb_cli.api import order as order
+    from posemb_cli.api import padding as padding
+    from posemb_cli.api import precision as precision
+    from posemb_cli.errors import PosembError as PosembError
+    from posemb_cli.reports import CompareReport as CompareReport
+    from posemb_cli.reports import DoctorReport as DoctorReport
+    from posemb_cli.reports import InspectReport as InspectReport
+    from posemb_cli.reports import OrderReport as OrderReport
+    from posemb_cli.reports import PaddingReport as PaddingReport
+    from posemb_cli.reports import PrecisionReport as PrecisionReport
 
 __version__ = "0.1.0"
 

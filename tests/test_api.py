@@ -7,6 +7,7 @@ import io
 import subprocess
 import sys
 
+import posemb_cli
 import pytest
 from posemb_cli.cli.app import app
 from posemb_cli.reports import InspectReport
@@ -14,7 +15,6 @@ from posemb_cli.run.report import to_json
 from rich.console import Console
 from typer.testing import CliRunner
 
-import posemb_cli
 from tests.model_zoo import zoo_model
 
 runner = CliRunner()
