@@ -14,3 +14,40 @@ def test_decay_summary_consumes_compare_json():
                               capture_output=True, text=True, timeout=60, check=True)
     assert "sinusoidal: +0 params" in consumed.stdout
     assert "cos at k=1 is 0.9662" in consumed.stdout
+
+
+def _example(name: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True,
+                          timeout=300, check=True)
+    return done.stdout
+
+
+def test_examples_are_short():
+    for path in EXAMPLES.glob("*.py"):
+        assert len(path.read_text(encoding="utf-8").splitlines()) <= 30, path.name
+
+
+def test_base_covers_context_per_rope_set(tmp_path):
+    import json
+
+    (tmp_path / "config.json").write_text(json.dumps({
+        "model_type": "gemma3_text", "hidden_size": 64, "num_attention_heads": 4, "head_dim": 16,
+        "num_hidden_layers": 6, "max_position_embeddings": 4096, "sliding_window": 64, "vocab_size": 100,
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                            "full_attention": {"rope_type": "default", "rope_theta": 10000.0}}}))
+    theta = [10000.0 ** (-2 * i / 16) for i in range(8)]  # the oracle: the first m with sum cos(m theta) < 0
+    import math
+
+    first = next(m for m in range(1, 4096) if sum(math.cos(m * t) for t in theta) < 0)
+    lines = _example("base_covers_context.py", str(tmp_path)).splitlines()
+    assert lines[0].startswith("sliding_attention (5 layers): base 10000 over 64 positions")
+    assert f"first negative at {first}: NOT covered" in lines[1] and lines[1].startswith("full_attention (1 layers)")
+    assert ("covered" if first > 64 else "NOT covered") in lines[0]
+
+
+def test_learned_spectrum_reads_a_table(tmp_path):
+    from tests.model_zoo import zoo_model
+
+    out = _example("learned_spectrum.py", zoo_model("gpt2"), str(tmp_path / "spectrum.png"))
+    assert out.startswith("64 positions, exact") and out.count("  PC") == 8
+    assert (tmp_path / "spectrum.png").stat().st_size > 0
