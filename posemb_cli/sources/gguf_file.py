@@ -2,19 +2,23 @@
 
 Needs the optional ``gguf`` package (``pip install 'posemb[gguf]'``). What the
 metadata means for the model (width, layers, RoPE sets, llama.cpp's rules) is
-``sources.gguf_reading``'s; this module only opens the file. Tensors are read by
+``sources.gguf_reading``'s; this module only opens the file (its header read once per
+file by ``sources.gguf_header``, shared by the reading and the tensors). Tensors are read by
 name and dequantised with the package's own ``gguf.quants.dequantize``; shapes are
 given in NumPy order (rows first), as the other formats give them.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
 
 if TYPE_CHECKING:
+    from posemb_cli.sources.gguf_header import GGUFHeader
     from posemb_cli.sources.model_kind import ModelKind
 
 INSTALL_HINT = "reading .gguf files needs the gguf package: pip install 'posemb[gguf]'"
@@ -22,29 +26,30 @@ INSTALL_HINT = "reading .gguf files needs the gguf package: pip install 'posemb[
 __all__ = ["INSTALL_HINT", "gguf_reader", "metadata", "open_gguf", "tensor_shape", "tensor_values"]
 
 
-def gguf_reader(path: str, flag: str):
-    """``gguf.GGUFReader`` over the file (memory-mapped: tensors are read only when touched)."""
+def gguf_reader(path: str, flag: str) -> GGUFHeader:
+    """The file's header (``sources.gguf_header``; tensors memory-mapped, read only when touched)."""
     try:
-        import gguf
+        import gguf  # noqa: F401 - the package's type codes and dequantisers
     except ImportError:
         raise PosembError(f"{flag} {path}: {INSTALL_HINT}") from None
     try:
-        return gguf.GGUFReader(path, "r")
-    except (ValueError, OSError, IndexError, KeyError) as exc:
+        stat = os.stat(path)
+        return _header(os.path.realpath(path), stat.st_mtime_ns, stat.st_size)
+    except (ValueError, OSError, IndexError, KeyError, OverflowError) as exc:
         raise PosembError(f"{flag} {path}: not a readable GGUF file ({exc})") from None
 
 
-def metadata(reader) -> dict:
-    """Every metadata key -> its value (numbers, strings, lists)."""
-    out = {}
-    for name, field in reader.fields.items():
-        if name.startswith("GGUF."):
-            continue
-        try:
-            out[name] = field.contents()
-        except (ValueError, IndexError):  # a value the package cannot decode: kept out, named if it matters
-            out[name] = None
-    return out
+@functools.lru_cache(maxsize=2)
+def _header(path: str, _mtime_ns: int, _size: int) -> GGUFHeader:
+    """One reading of the header per file and version of it: the model's reading and its tensors share it."""
+    from posemb_cli.sources.gguf_header import read_header
+
+    return read_header(path)
+
+
+def metadata(reader: GGUFHeader) -> dict:
+    """Every metadata key -> its value (numbers, strings, lists; None for a string that is not UTF-8)."""
+    return dict(reader.metadata)
 
 
 def tensor_shape(tensor) -> tuple[int, ...]:
