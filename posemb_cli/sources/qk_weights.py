@@ -1,0 +1,243 @@
+"""One layer's query and key weights as the runtime applies them, read from a checkpoint one layer at a time.
+
+Notation: H query heads, G key/value heads, J = H / G query heads per key head, E features per head
+(head_dim), N the model's width. A layer is opened without converting anything (a memory-mapped
+file's rows are views; a GGUF tensor is dequantised with the gguf package); ``QKLayer.block(g, g')`` then
+gives key/value groups g to g' - 1, their queries (B, J, E, N) and keys (B, E, N) in float64, with
+
+- a fused projection split (rows [q; k; v], or GPT-NeoX's [q_h; k_h; v_h] per head);
+- the rows of a GGUF file whose q and k llama.cpp's converter permuted put back in Hugging Face's
+  order (the inverse of ``LlamaModel.permute``, as transformers' GGUF loader does it);
+- the input norm's gain folded into the columns (``W diag(g)``; a LayerNorm's centring too,
+  ``W diag(g) (I - 11^T / N)``) and any q/k norm's gain into the rows (a per-head LayerNorm's centring
+  too). The norms' division by the root mean square is one scalar per token (and head) and is left out.
+
+Biases (projections, LayerNorms) are left out and named in ``QKLayer.biases``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from posemb_cli.errors import PosembError
+from posemb_cli.sources.limits import format_bytes, require_memory
+from posemb_cli.sources.qk_names import FUSED_PER_HEAD, QKNames
+
+if TYPE_CHECKING:
+    import torch
+
+    from posemb_cli.sources.attention_inputs import AttentionInput
+    from posemb_cli.sources.model_reading import ModelReading
+    from posemb_cli.sources.tensor_files import TensorFile
+
+__all__ = ["BLOCK_BYTES", "AttentionShape", "QKLayer", "QKSource", "block_bytes", "groups_per_block", "layer_bytes",
+           "open_qk_source", "read_qk_layer", "unpermute_rows"]
+
+
+@dataclass(frozen=True)
+class AttentionShape:
+    heads: int
+    kv_heads: int
+    head_dim: int
+    hidden: int
+
+    def expected(self) -> dict[str, tuple[int, ...]]:
+        """Each projection's stored shape (rows first): separate q and k, or fused q, k, v."""
+        e, n = self.head_dim, self.hidden
+        return {"q": (self.heads * e, n), "k": (self.kv_heads * e, n), "qkv": ((self.heads + 2 * self.kv_heads) * e, n)}
+
+
+@dataclass(frozen=True)
+class QKLayer:
+    """One layer's stored rows and the gains around them; ``block(g, g')`` gives key/value groups as applied.
+
+    Attributes:
+        q_rows: (H, E, N) and k_rows: (G, E, N), the stored values (any float dtype; views where the file allows).
+        gain: the input norm's gain as applied (N,), or None; centre: whether that norm centres (LayerNorm).
+        q_gain, k_gain: the q/k norms' gains as applied, one per row ((H E,), (G E,)), or None;
+        qk_centre: whether those norms centre within each head. unpermute: the rows are llama.cpp's order.
+        biases: the biases present and left out, by name.
+    """
+
+    layer: int
+    q_rows: torch.Tensor
+    k_rows: torch.Tensor
+    gain: torch.Tensor | None
+    centre: bool
+    q_gain: torch.Tensor | None
+    k_gain: torch.Tensor | None
+    qk_centre: bool
+    unpermute: bool
+    biases: tuple[str, ...]
+
+    @property
+    def groups(self) -> int:
+        return self.k_rows.shape[0]
+
+    def _applied(self, rows, row_gain, heads: int):
+        import torch
+
+        features = rows.shape[-2]
+        w = rows.reshape(heads * features, -1).to(torch.float64, copy=True)  # the file's rows stay untouched
+        if self.unpermute:
+            w = unpermute_rows(w, heads)
+        if self.gain is not None:
+            w *= self.gain
+            if self.centre:
+                w -= w.mean(dim=1, keepdim=True)
+        if row_gain is not None:
+            if self.qk_centre:
+                per_head = w.view(heads, features, -1)
+                per_head -= per_head.mean(dim=1, keepdim=True)
+            w *= row_gain[:, None]
+        return w
+
+    def block(self, start: int, stop: int):
+        """Key/value heads ``start`` to ``stop`` - 1 as the runtime applies them, float64: their query heads
+        (B, J, E, N) and keys (B, E, N), B = stop - start."""
+        per, features = self.q_rows.shape[0] // self.groups, self.q_rows.shape[1]
+        q_gain = None if self.q_gain is None else self.q_gain[start * per * features:stop * per * features]
+        k_gain = None if self.k_gain is None else self.k_gain[start * features:stop * features]
+        q = self._applied(self.q_rows[start * per:stop * per], q_gain, (stop - start) * per)
+        k = self._applied(self.k_rows[start:stop], k_gain, stop - start)
+        return q.view(stop - start, per, features, -1), k.view(stop - start, features, -1)
+
+
+BLOCK_BYTES = 32 << 20  # key/value groups are converted this many bytes at a time (at least one group)
+
+
+def groups_per_block(shape: AttentionShape) -> int:
+    """Key/value groups per block: as many as fit BLOCK_BYTES in float64, at least one."""
+    return max(1, min(shape.kv_heads, BLOCK_BYTES // ((shape.heads // shape.kv_heads + 1) * shape.head_dim *
+                                                       shape.hidden * 8)))
+
+
+def block_bytes(shape: AttentionShape) -> int:
+    """Memory one block takes as applied: its rows in float64, three times (the copy and the measure's
+    temporaries)."""
+    per_group = (shape.heads // shape.kv_heads + 1) * shape.head_dim * shape.hidden * 8
+    return groups_per_block(shape) * per_group * 3
+
+
+def layer_bytes(shape: AttentionShape, file_format: str) -> int:
+    """Memory one layer's reading takes at most: a GGUF layer's q, k (and fused v) dequantised to float32 and
+    copied once; a memory-mapped layer only its pages and one block as applied."""
+    rows = (shape.heads + 2 * shape.kv_heads) * shape.head_dim
+    stored = rows * shape.hidden * 4 * 2 if file_format == "gguf" else 0
+    return stored + block_bytes(shape)
+
+
+def unpermute_rows(w: torch.Tensor, heads: int) -> torch.Tensor:
+    """Inverse of llama.cpp's ``LlamaModel.permute(w, n_head, n_head)``: each head's rows (2, E/2) interleaved
+    back into its two halves (transformers' ``_reverse_permute_weights``)."""
+    rows = w.shape[0]
+    return w.reshape(heads, rows // heads // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def _float64(tensors: TensorFile, name: str):
+    import torch
+
+    return tensors.read(name).to(torch.float64)
+
+
+def _projections(tensors: TensorFile, names, fused: str | None, shape: AttentionShape):
+    """(q rows (H, E, N), k rows (G, E, N)) as stored, in Hugging Face's order of heads (views where possible)."""
+    e, h, g = shape.head_dim, shape.heads, shape.kv_heads
+    if fused is None:
+        return (tensors.read(names.get("q")).reshape(h, e, -1), tensors.read(names.get("k")).reshape(g, e, -1))
+    qkv = tensors.read(names.get("qkv"))
+    if fused == FUSED_PER_HEAD:
+        per_head = qkv.reshape(h, 3, e, shape.hidden)
+        return per_head[:, 0], per_head[:, 1]
+    return qkv[: h * e].reshape(h, e, -1), qkv[h * e:(h + g) * e].reshape(g, e, -1)
+
+
+def _row_gain(tensors: TensorFile, name: str | None, heads: int, head_dim: int, offset: float, what: str):
+    if name is None:
+        return None
+    gain = _float64(tensors, name).reshape(-1) + offset
+    if gain.numel() == head_dim:
+        return gain.repeat(heads)
+    if gain.numel() == heads * head_dim:
+        return gain
+    raise PosembError(f"{what}: {name} has {gain.numel()} values; a norm on {heads} heads of {head_dim} features "
+                      f"needs {head_dim} or {heads * head_dim}")
+
+
+def read_qk_layer(tensors: TensorFile, names: QKNames, layer: int, shape: AttentionShape, rule: AttentionInput, *,
+                  unpermute: bool, what: str) -> QKLayer:
+    """One layer's stored q and k rows and gains (see the module's notes); nothing is converted until ``block``."""
+    roles = names.layers[layer]
+    need = layer_bytes(shape, tensors.kind)
+    require_memory(f"{what}: layer {layer}'s query and key weights", need,
+                   detail=f"{format_bytes(need)} at most per layer")
+    q_rows, k_rows = _projections(tensors, roles, names.fused, shape)
+    norm = roles.get("norm")  # present exactly where the family's runtime applies one (open_qk_source checks)
+    gain = None if norm is None else _float64(tensors, norm).reshape(-1) + rule.offset
+    return QKLayer(layer, q_rows, k_rows, gain, rule.norm == "layer",
+                   _row_gain(tensors, roles.get("q_norm"), shape.heads, shape.head_dim, rule.offset, what),
+                   _row_gain(tensors, roles.get("k_norm"), shape.kv_heads, shape.head_dim, rule.offset, what),
+                   rule.qk_norm == "layer", unpermute, tuple(roles.biases))
+
+
+@dataclass(frozen=True)
+class QKSource:
+    """A checkpoint's rotating layers, ready to be read one at a time (``read``)."""
+
+    tensors: TensorFile
+    names: QKNames
+    shape: AttentionShape
+    rule: AttentionInput
+    unpermute: bool
+    what: str
+
+    @property
+    def layers(self) -> list[int]:
+        return sorted(self.names.layers)
+
+    def read(self, layer: int) -> QKLayer:
+        return read_qk_layer(self.tensors, self.names, layer, self.shape, self.rule, unpermute=self.unpermute,
+                             what=self.what)
+
+
+def _shape(reading: ModelReading, what: str) -> AttentionShape:
+    values = {"heads": reading.heads, "kv_heads": reading.kv_heads, "head_dim": reading.head_dim,
+              "hidden": reading.hidden_size}
+    missing = [name for name, value in values.items() if value is None]
+    if missing:
+        raise PosembError(f"{what}: the model's {' and '.join(missing)} could not be read from its "
+                          f"{reading.read_from}")
+    shape = AttentionShape(**values)  # type: ignore[arg-type]
+    if shape.heads % shape.kv_heads:
+        raise PosembError(f"{what}: {shape.heads} query heads do not share {shape.kv_heads} key/value heads evenly")
+    return shape
+
+
+def open_qk_source(tensors: TensorFile, reading: ModelReading, what: str) -> QKSource:
+    """Find every rotating layer's q/k projections and norms by name, checking shapes before any weight is read.
+
+    Refused (exit 2, naming ``what``): a family whose norms posemb does not know, projections not found or of
+    another shape, a norm that the family's runtime applies but the checkpoint lacks (or the reverse).
+    """
+    from posemb_cli.sources.attention_inputs import attention_input
+    from posemb_cli.sources.qk_names import find_qk_names
+
+    shape = _shape(reading, what)
+    rule = attention_input(reading.model_type, tensors.kind, what)
+    rope_layers = [record.layer for record in reading.layers if record.position == "rope"]
+    if not rope_layers:
+        raise PosembError(f"{what}: no layer of the model rotates its queries and keys (layer map from its "
+                          f"{reading.read_from})")
+    names = find_qk_names(tensors.shapes, tensors.kind, rope_layers, expected=shape.expected(), what=what)
+    norm_name = "attn_norm.weight" if tensors.kind == "gguf" else "input_layernorm.weight"
+    for layer in names.layers.values():
+        has_norm = layer.get("norm") is not None
+        if has_norm != (rule.norm != "none"):
+            raise PosembError(f"{what}: layer {layer.layer} " + (
+                f"has no {norm_name}, the norm {rule.family}'s runtime applies before attention" if not has_norm
+                else f"holds {layer.get('norm')}, but {rule.family}'s runtime applies no norm before attention"))
+        if reading.qk_interleaved_by_converter and (layer.get("q_norm") or layer.get("k_norm")):
+            raise PosembError(f"{what}: q/k norms in a file whose q/k rows llama.cpp's converter permuted "
+                              "are not modelled")
+    return QKSource(tensors, names, shape, rule, reading.qk_interleaved_by_converter, what)
