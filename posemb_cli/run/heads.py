@@ -7,12 +7,16 @@ the runtime applies them (``sources.qk_weights``); each layer uses its own RoPE 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from posemb_cli.errors import PosembError
-from posemb_cli.measures.head_bands import Bands, band_shares, bands_of, label, ranked
 from posemb_cli.run.heads_report import HeadFigures, HeadsReport, LayerHeads, Pick, SetBands
 from posemb_cli.run.progress import Progress, or_silent
 from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
-from posemb_cli.sources.model_reading import ModelReading, RopeSet
+
+if TYPE_CHECKING:  # numpy and the readers load when a run starts: a refused flag costs nothing
+    from posemb_cli.measures.head_bands import Bands
+    from posemb_cli.sources.model_reading import ModelReading, RopeSet
 
 MAX_DISTANCES = 4096
 
@@ -56,6 +60,7 @@ def _set_bands(one: RopeSet, reading: ModelReading) -> tuple[SetBands, Bands, ob
     import numpy as np
 
     from posemb_cli.core.schemes.rope_scaling import rope_frequencies
+    from posemb_cli.measures.head_bands import bands_of
 
     unscaled, scaled, factor = rope_frequencies(one.rotary_dim, one.base, one.scaling, seq_len=one.ctx)
     context, said = _training_context(one, reading)
@@ -91,6 +96,7 @@ def _layer_figures(weights, per_block: int, described: SetBands, inv_freq, dista
 
 def _layer(record, qk, sets: dict, per_block: int, distances: list[int], progress: Progress) -> LayerHeads:
     """One layer's heads (none for a layer without RoPE)."""
+    from posemb_cli.measures.head_bands import band_shares, label
     if record.position != "rope" or record.rope_set is None:
         progress.advance()
         return LayerHeads(record.layer, None)
@@ -124,6 +130,7 @@ def run_heads(checkpoint: str, *, distances: list[int] | None = None, top: int =
         distances: the kernel's distances; default ``default_distances`` of the model's context.
         top: heads listed in each pick (most weight on high-frequency, and on beyond-critical pairs).
     """
+    from posemb_cli.measures.head_bands import ranked
     from posemb_cli.run.allocator import bounded_heap
     from posemb_cli.sources.qk_weights import groups_per_block, open_qk_source
     from posemb_cli.sources.read_model import read_checkpoint_model
