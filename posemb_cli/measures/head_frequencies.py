@@ -12,6 +12,9 @@ per head, N the model's width, P rotary pairs, D distances. Pair f is features (
 with M = W_q[h] W_k[g]^T, of which only the pairs' 2 x 2 blocks are formed (never R_d or M whole),
 θ_f the frequencies as applied and s the factor the runtime multiplies cos and sin by (YaRN,
 LongRoPE), which scales both the query and the key. The kernel does not depend on m.
+
+Every product of two weights is formed in float64 (exact for float32 weights) and summed in float64,
+so the figures do not depend on a library's blocking or vector width beyond float64 rounding.
 """
 
 from __future__ import annotations
@@ -19,14 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
 __all__ = ["HeadFrequencies", "head_frequencies"]
 
 # The 2 x 2 block of every pair, Z[b, j, f, s, t] = row (f, s) of the query . row (f, t) of the key, where
 # member s of pair f is feature s P + f (half) or 2 f + s (interleaved).
-_BLOCKS = {"half": ("bjsfn,btfn->bjfst", lambda w, p: w.unflatten(-2, (2, p))),
-           "interleaved": ("bjfsn,bftn->bjfst", lambda w, p: w.unflatten(-2, (p, 2)))}
+_BLOCKS = {"half": ("bjsfn,btfn->bjfst", lambda w, p: w.reshape(*w.shape[:-2], 2, p, w.shape[-1])),
+           "interleaved": ("bjfsn,bftn->bjfst", lambda w, p: w.reshape(*w.shape[:-2], p, 2, w.shape[-1]))}
 
 
 @dataclass(frozen=True)
@@ -44,12 +46,12 @@ def _pair_sums(values: np.ndarray, pairs: int, layout: str) -> np.ndarray:
     return values[..., 0::2] + values[..., 1::2]
 
 
-def head_frequencies(q: torch.Tensor, k: torch.Tensor, *, rotary_dim: int, layout: str, inv_freq: np.ndarray,
+def head_frequencies(q: np.ndarray, k: np.ndarray, *, rotary_dim: int, layout: str, inv_freq: np.ndarray,
                      attention_factor: float, distances: np.ndarray) -> HeadFrequencies:
     """Pair shares and kernels of the query heads of B key heads.
 
     Args:
-        q: (B, J, E, N) float64, the query weights as applied. k: (B, E, N) float64, the key weights.
+        q: (B, J, E, N) float32 or float64, the query weights as applied. k: (B, E, N), the key weights.
         rotary_dim: features that rotate (2P). layout: ``half`` or ``interleaved``.
         inv_freq: (P,) the frequencies θ_f as applied. attention_factor: s, the factor on cos and sin.
         distances: (D,) the distances d of the kernel.
@@ -59,10 +61,11 @@ def head_frequencies(q: torch.Tensor, k: torch.Tensor, *, rotary_dim: int, layou
     pairs = rotary_dim // 2
     equation, split = _BLOCKS[layout]
     rotating_q, rotating_k = q[:, :, :rotary_dim], k[:, None, :rotary_dim]
-    blocks = torch.einsum(equation, split(rotating_q, pairs), split(k[:, :rotary_dim], pairs)).numpy()  # (B,J,P,2,2)
-    q_norms = torch.einsum("bjen,bjen->bje", rotating_q, rotating_q).numpy()  # (B, J, 2P) squared row norms
-    k_norms = torch.einsum("bjen,bjen->bje", rotating_k, rotating_k).numpy()  # (B, 1, 2P)
-    still = torch.einsum("bjen,ben->bj", q[:, :, rotary_dim:], k[:, rotary_dim:]).numpy()  # (B, J)
+    exact = np.float64  # products and sums in float64
+    blocks = np.einsum(equation, split(rotating_q, pairs), split(k[:, :rotary_dim], pairs), dtype=exact)  # (B,J,P,2,2)
+    q_norms = np.einsum("bjen,bjen->bje", rotating_q, rotating_q, dtype=exact)  # (B, J, 2P) squared row norms
+    k_norms = np.einsum("bjen,bjen->bje", rotating_k, rotating_k, dtype=exact)  # (B, 1, 2P)
+    still = np.einsum("bjen,ben->bj", q[:, :, rotary_dim:], k[:, rotary_dim:], dtype=exact)  # (B, J)
     heads = q.shape[0] * q.shape[1]
     same = (blocks[..., 0, 0] + blocks[..., 1, 1]).reshape(heads, pairs)
     cross = (blocks[..., 1, 0] - blocks[..., 0, 1]).reshape(heads, pairs)

@@ -78,30 +78,44 @@ def _source(path: str, reading: ModelReading, qk, kind: str) -> dict:
             "qk_rows_unpermuted": qk.unpermute, "rules": list(reading.rules)}
 
 
-def _layer_figures(weights, per_block: int, described: SetBands, inv_freq, distances: list[int]):
-    """(H, P) pair shares and (H, D) kernels of one layer, a block of key/value groups at a time."""
+def workers() -> int:
+    """Blocks measured side by side: the CPUs this process may use, at most 8 (each holds a block)."""
+    import os
+
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        usable = os.cpu_count() or 1
+    return max(1, min(usable, 8))
+
+
+def _layer_figures(weights, per_block: int, pool, described: SetBands, inv_freq, distances: list[int]):
+    """(H, P) pair shares and (H, D) kernels of one layer, its blocks of key/value groups measured side by
+    side (NumPy releases the interpreter's lock while it computes; the order of the results is the blocks')."""
     import numpy as np
 
     from posemb_cli.measures.head_frequencies import head_frequencies
 
-    parts = []
-    for start in range(0, weights.groups, per_block):
+    def measure(start: int):
         q, k = weights.block(start, min(start + per_block, weights.groups))
-        parts.append(head_frequencies(q, k, rotary_dim=2 * described.rotary_pairs, layout=described.layout,
-                                      inv_freq=inv_freq, attention_factor=described.attention_factor,
-                                      distances=np.asarray(distances, dtype=np.float64)))
-        del q, k
+        return head_frequencies(q, k, rotary_dim=2 * described.rotary_pairs, layout=described.layout,
+                                inv_freq=inv_freq, attention_factor=described.attention_factor,
+                                distances=np.asarray(distances, dtype=np.float64))
+
+    parts = list(pool.map(measure, range(0, weights.groups, per_block)))
     return (np.concatenate([part.pair_share for part in parts]), np.concatenate([part.kernel for part in parts]))
 
 
-def _layer(record, qk, sets: dict, per_block: int, distances: list[int], progress: Progress) -> LayerHeads:
+def _layer(record, qk, sets: dict, per_block: int, pool, distances: list[int], progress: Progress, *,
+           side_by_side: int) -> LayerHeads:
     """One layer's heads (none for a layer without RoPE)."""
     from posemb_cli.measures.head_bands import band_shares, label
     if record.position != "rope" or record.rope_set is None:
         progress.advance()
         return LayerHeads(record.layer, None)
     described, bands, inv_freq = sets[record.rope_set]
-    share, kernel = _layer_figures(qk.read(record.layer), per_block, described, inv_freq, distances)
+    share, kernel = _layer_figures(qk.read(record.layer, side_by_side), per_block, pool, described, inv_freq,
+                                   distances)
     high, beyond = band_shares(share, bands)
     group = qk.shape.heads // qk.shape.kv_heads
     heads = tuple(HeadFigures(head=h, kv_head=h // group, pair_share=share[h].tolist(), high_share=float(high[h]),
@@ -130,6 +144,8 @@ def run_heads(checkpoint: str, *, distances: list[int] | None = None, top: int =
         distances: the kernel's distances; default ``default_distances`` of the model's context.
         top: heads listed in each pick (most weight on high-frequency, and on beyond-critical pairs).
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from posemb_cli.measures.head_bands import ranked
     from posemb_cli.run.allocator import bounded_heap
     from posemb_cli.sources.qk_weights import groups_per_block, open_qk_source
@@ -145,10 +161,13 @@ def run_heads(checkpoint: str, *, distances: list[int] | None = None, top: int =
     qk = open_qk_source(tensors, reading, what)
     distances = distances if distances is not None else default_distances(reading.context or 1)
     sets = {one.name: _set_bands(one, reading) for one in reading.rope_sets}
-    per_block = groups_per_block(qk.shape)
+    side_by_side = workers()
+    per_block = groups_per_block(qk.shape, side_by_side)
     progress.stage(f"reading q and k of {len(qk.layers)} layers", total=len(reading.layers))
-    with bounded_heap():  # the heap keeps and reuses the blocks' memory: fresh pages cost more than the arithmetic
-        layers = [_layer(record, qk, sets, per_block, distances, progress) for record in reading.layers]
+    # The heap keeps and reuses the blocks' memory: fresh pages for every block cost more than the arithmetic.
+    with bounded_heap(), ThreadPoolExecutor(side_by_side) as pool:
+        layers = [_layer(record, qk, sets, per_block, pool, distances, progress, side_by_side=side_by_side)
+                  for record in reading.layers]
     high = [(layer.layer, head.head, head.high_share) for layer in layers for head in layer.heads]
     beyond = [(layer.layer, head.head, head.beyond_critical_share) for layer in layers for head in layer.heads]
     return HeadsReport(source=_source(checkpoint, reading, qk, tensors.kind), model=reading.model_dict(),

@@ -3,7 +3,8 @@
 Notation: H query heads, G key/value heads, J = H / G query heads per key head, E features per head
 (head_dim), N the model's width. A layer is opened without converting anything (a memory-mapped
 file's rows are views; a GGUF tensor is dequantised with the gguf package); ``QKLayer.block(g, g')`` then
-gives key/value groups g to g' - 1, their queries (B, J, E, N) and keys (B, E, N) in float64, with
+gives key/value groups g to g' - 1, their queries (B, J, E, N) and keys (B, E, N) in float32 (a bfloat16
+or float16 file's values exactly; float64 where the file stores float64), with
 
 - a fused projection split (rows [q; k; v], or GPT-NeoX's [q_h; k_h; v_h] per head);
 - the rows of a GGUF file whose q and k llama.cpp's converter permuted put back in Hugging Face's
@@ -20,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from posemb_cli.errors import PosembError
 from posemb_cli.sources.limits import format_bytes, require_memory
 from posemb_cli.sources.qk_names import FUSED_PER_HEAD, QKNames
@@ -31,8 +34,8 @@ if TYPE_CHECKING:
     from posemb_cli.sources.model_reading import ModelReading
     from posemb_cli.sources.tensor_files import TensorFile
 
-__all__ = ["BLOCK_BYTES", "AttentionShape", "QKLayer", "QKSource", "block_bytes", "groups_per_block", "layer_bytes",
-           "open_qk_source", "read_qk_layer", "unpermute_rows"]
+__all__ = ["BLOCK_BYTES", "AttentionShape", "QKLayer", "QKSource", "as_float", "block_bytes", "groups_per_block",
+           "layer_bytes", "open_qk_source", "read_qk_layer", "unpermute_rows"]
 
 
 @dataclass(frozen=True)
@@ -48,14 +51,24 @@ class AttentionShape:
         return {"q": (self.heads * e, n), "k": (self.kv_heads * e, n), "qkv": ((self.heads + 2 * self.kv_heads) * e, n)}
 
 
+def as_float(rows: torch.Tensor) -> np.ndarray:
+    """Stored rows as a fresh NumPy array: float32 (bfloat16 widened by its bits, float16 cast), float64 kept."""
+    import torch
+
+    if rows.dtype == torch.bfloat16:  # a bfloat16 is the upper half of a float32
+        bits = rows.contiguous().view(torch.int16).numpy().view(np.uint16)
+        return np.left_shift(bits, 16, dtype=np.uint32).view(np.float32)
+    return rows.numpy().astype(np.float64 if rows.dtype == torch.float64 else np.float32)
+
+
 @dataclass(frozen=True)
 class QKLayer:
     """One layer's stored rows and the gains around them; ``block(g, g')`` gives key/value groups as applied.
 
     Attributes:
         q_rows: (H, E, N) and k_rows: (G, E, N), the stored values (any float dtype; views where the file allows).
-        gain: the input norm's gain as applied (N,), or None; centre: whether that norm centres (LayerNorm).
-        q_gain, k_gain: the q/k norms' gains as applied, one per row ((H E,), (G E,)), or None;
+        gain: the input norm's gain as applied (N,) float64, or None; centre: whether that norm centres (LayerNorm).
+        q_gain, k_gain: the q/k norms' gains as applied, one per row ((H E,), (G E,)) float64, or None;
         qk_centre: whether those norms centre within each head. unpermute: the rows are llama.cpp's order.
         biases: the biases present and left out, by name.
     """
@@ -63,10 +76,10 @@ class QKLayer:
     layer: int
     q_rows: torch.Tensor
     k_rows: torch.Tensor
-    gain: torch.Tensor | None
+    gain: np.ndarray | None
     centre: bool
-    q_gain: torch.Tensor | None
-    k_gain: torch.Tensor | None
+    q_gain: np.ndarray | None
+    k_gain: np.ndarray | None
     qk_centre: bool
     unpermute: bool
     biases: tuple[str, ...]
@@ -75,70 +88,71 @@ class QKLayer:
     def groups(self) -> int:
         return self.k_rows.shape[0]
 
-    def _applied(self, rows, row_gain, heads: int):
-        import torch
-
+    def _applied(self, rows, row_gain, heads: int) -> np.ndarray:
         features = rows.shape[-2]
-        w = rows.reshape(heads * features, -1).to(torch.float64, copy=True)  # the file's rows stay untouched
+        w = as_float(rows.reshape(heads * features, -1))  # a fresh array: the file's rows stay untouched
         if self.unpermute:
             w = unpermute_rows(w, heads)
         if self.gain is not None:
-            w *= self.gain
+            w *= self.gain.astype(w.dtype)  # a gain as applied is exact in float32 (bfloat16, float32, 1 + w)
             if self.centre:
-                w -= w.mean(dim=1, keepdim=True)
+                w -= w.mean(axis=1, dtype=np.float64, keepdims=True)
         if row_gain is not None:
             if self.qk_centre:
-                per_head = w.view(heads, features, -1)
-                per_head -= per_head.mean(dim=1, keepdim=True)
-            w *= row_gain[:, None]
+                per_head = w.reshape(heads, features, -1)
+                per_head -= per_head.mean(axis=1, dtype=np.float64, keepdims=True)
+            w *= row_gain.astype(w.dtype)[:, None]
         return w
 
-    def block(self, start: int, stop: int):
-        """Key/value heads ``start`` to ``stop`` - 1 as the runtime applies them, float64: their query heads
-        (B, J, E, N) and keys (B, E, N), B = stop - start."""
+    def block(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """Key/value heads ``start`` to ``stop`` - 1 as the runtime applies them: their query heads (B, J, E, N)
+        and keys (B, E, N), B = stop - start, float32 (float64 where the file stores float64)."""
         per, features = self.q_rows.shape[0] // self.groups, self.q_rows.shape[1]
         q_gain = None if self.q_gain is None else self.q_gain[start * per * features:stop * per * features]
         k_gain = None if self.k_gain is None else self.k_gain[start * features:stop * features]
         q = self._applied(self.q_rows[start * per:stop * per], q_gain, (stop - start) * per)
         k = self._applied(self.k_rows[start:stop], k_gain, stop - start)
-        return q.view(stop - start, per, features, -1), k.view(stop - start, features, -1)
+        return q.reshape(stop - start, per, features, -1), k.reshape(stop - start, features, -1)
 
 
-BLOCK_BYTES = 32 << 20  # key/value groups are converted this many bytes at a time (at least one group)
+BLOCK_BYTES = 16 << 20  # key/value groups are converted about this many bytes at a time (at least one group)
 
 
-def groups_per_block(shape: AttentionShape) -> int:
-    """Key/value groups per block: as many as fit BLOCK_BYTES in float64, at least one."""
-    return max(1, min(shape.kv_heads, BLOCK_BYTES // ((shape.heads // shape.kv_heads + 1) * shape.head_dim *
-                                                       shape.hidden * 8)))
+def _group_bytes(shape: AttentionShape) -> int:
+    return (shape.heads // shape.kv_heads + 1) * shape.head_dim * shape.hidden * 4
 
 
-def block_bytes(shape: AttentionShape) -> int:
-    """Memory one block takes as applied: its rows in float64, three times (the copy and the measure's
-    temporaries)."""
-    per_group = (shape.heads // shape.kv_heads + 1) * shape.head_dim * shape.hidden * 8
-    return groups_per_block(shape) * per_group * 3
+def groups_per_block(shape: AttentionShape, workers: int = 1) -> int:
+    """Key/value groups per block: as many as fit BLOCK_BYTES in float32 (at least one), and few enough that
+    ``workers`` blocks run side by side where the model has that many groups."""
+    fit = max(1, BLOCK_BYTES // _group_bytes(shape))
+    return max(1, min(shape.kv_heads, fit, -(-shape.kv_heads // workers)))
 
 
-def layer_bytes(shape: AttentionShape, file_format: str) -> int:
+def block_bytes(shape: AttentionShape, workers: int = 1) -> int:
+    """Memory the blocks in flight take as applied: each block's rows in float32, twice (a permuted copy)."""
+    return workers * groups_per_block(shape, workers) * _group_bytes(shape) * 2
+
+
+def layer_bytes(shape: AttentionShape, file_format: str, workers: int = 1) -> int:
     """Memory one layer's reading takes at most: a GGUF layer's q, k (and fused v) dequantised to float32 and
-    copied once; a memory-mapped layer only its pages and one block as applied."""
+    copied once; a memory-mapped layer only its pages and the blocks in flight."""
     rows = (shape.heads + 2 * shape.kv_heads) * shape.head_dim
     stored = rows * shape.hidden * 4 * 2 if file_format == "gguf" else 0
-    return stored + block_bytes(shape)
+    return stored + block_bytes(shape, workers)
 
 
-def unpermute_rows(w: torch.Tensor, heads: int) -> torch.Tensor:
+def unpermute_rows(w: np.ndarray, heads: int) -> np.ndarray:
     """Inverse of llama.cpp's ``LlamaModel.permute(w, n_head, n_head)``: each head's rows (2, E/2) interleaved
     back into its two halves (transformers' ``_reverse_permute_weights``)."""
     rows = w.shape[0]
     return w.reshape(heads, rows // heads // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def _float64(tensors: TensorFile, name: str):
+def _float64(tensors: TensorFile, name: str) -> np.ndarray:
     import torch
 
-    return tensors.read(name).to(torch.float64)
+    return tensors.read(name).to(torch.float64).numpy()
 
 
 def _projections(tensors: TensorFile, names, fused: str | None, shape: AttentionShape):
@@ -157,19 +171,19 @@ def _row_gain(tensors: TensorFile, name: str | None, heads: int, head_dim: int, 
     if name is None:
         return None
     gain = _float64(tensors, name).reshape(-1) + offset
-    if gain.numel() == head_dim:
-        return gain.repeat(heads)
-    if gain.numel() == heads * head_dim:
+    if gain.size == head_dim:
+        return np.tile(gain, heads)
+    if gain.size == heads * head_dim:
         return gain
-    raise PosembError(f"{what}: {name} has {gain.numel()} values; a norm on {heads} heads of {head_dim} features "
+    raise PosembError(f"{what}: {name} has {gain.size} values; a norm on {heads} heads of {head_dim} features "
                       f"needs {head_dim} or {heads * head_dim}")
 
 
 def read_qk_layer(tensors: TensorFile, names: QKNames, layer: int, shape: AttentionShape, rule: AttentionInput, *,
-                  unpermute: bool, what: str) -> QKLayer:
+                  unpermute: bool, what: str, workers: int = 1) -> QKLayer:
     """One layer's stored q and k rows and gains (see the module's notes); nothing is converted until ``block``."""
     roles = names.layers[layer]
-    need = layer_bytes(shape, tensors.kind)
+    need = layer_bytes(shape, tensors.kind, workers)
     require_memory(f"{what}: layer {layer}'s query and key weights", need,
                    detail=f"{format_bytes(need)} at most per layer")
     q_rows, k_rows = _projections(tensors, roles, names.fused, shape)
@@ -196,9 +210,9 @@ class QKSource:
     def layers(self) -> list[int]:
         return sorted(self.names.layers)
 
-    def read(self, layer: int) -> QKLayer:
+    def read(self, layer: int, workers: int = 1) -> QKLayer:
         return read_qk_layer(self.tensors, self.names, layer, self.shape, self.rule, unpermute=self.unpermute,
-                             what=self.what)
+                             what=self.what, workers=workers)
 
 
 def _shape(reading: ModelReading, what: str) -> AttentionShape:

@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 from posemb_cli.measures.head_frequencies import head_frequencies
 
 
@@ -30,19 +29,19 @@ def _rotation(position: float, inv_freq, features: int, layout: str, factor: flo
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
 @pytest.mark.parametrize(("features", "rotary", "factor"), [(12, 12, 1.0), (12, 8, 1.0), (10, 6, 1.37)])
 def test_kernel_and_shares_equal_dense_rotations(layout, features, rotary, factor):
-    generator = torch.Generator().manual_seed(features + rotary)
+    rng = np.random.default_rng(features + rotary)
     groups, per, width = 2, 3, 9
-    q = torch.randn(groups, per, features, width, dtype=torch.float64, generator=generator)
-    k = torch.randn(groups, features, width, dtype=torch.float64, generator=generator)
+    q = rng.normal(size=(groups, per, features, width))
+    k = rng.normal(size=(groups, features, width))
     inv_freq = 1.0 / 7.0 ** (np.arange(rotary // 2) / (rotary // 2))
     distances = np.array([0.0, 1.0, 3.0, 50.0, 1234.0])
     found = head_frequencies(q, k, rotary_dim=rotary, layout=layout, inv_freq=inv_freq, attention_factor=factor,
                              distances=distances)
     first, second = _members(layout, rotary // 2)
     for g in range(groups):
-        wk = k[g].numpy()
+        wk = k[g]
         for j in range(per):
-            wq, h = q[g, j].numpy(), g * per + j
+            wq, h = q[g, j], g * per + j
             for column, d in enumerate(distances):
                 for m in (0.0, 11.0):  # the kernel does not depend on m
                     expected = np.trace((_rotation(m, inv_freq, features, layout, factor) @ wq).T
@@ -54,8 +53,8 @@ def test_kernel_and_shares_equal_dense_rotations(layout, features, rotary, facto
 
 
 def test_a_head_of_zeros_has_no_shares():
-    q = torch.zeros(1, 1, 4, 3, dtype=torch.float64)
-    k = torch.ones(1, 4, 3, dtype=torch.float64)
+    q = np.zeros((1, 1, 4, 3), dtype=np.float32)
+    k = np.ones((1, 4, 3), dtype=np.float32)
     found = head_frequencies(q, k, rotary_dim=4, layout="half", inv_freq=np.array([1.0, 0.1]), attention_factor=1.0,
                              distances=np.array([0.0, 5.0]))
     assert np.isnan(found.pair_share).all() and (found.kernel == 0).all()
@@ -63,6 +62,6 @@ def test_a_head_of_zeros_has_no_shares():
 
 def test_an_unknown_layout_is_an_error():
     with pytest.raises(ValueError, match="unknown RoPE layout"):
-        head_frequencies(torch.zeros(1, 1, 4, 2, dtype=torch.float64), torch.zeros(1, 4, 2, dtype=torch.float64),
+        head_frequencies(np.zeros((1, 1, 4, 2)), np.zeros((1, 4, 2)),
                          rotary_dim=4, layout="diagonal", inv_freq=np.ones(2), attention_factor=1.0,
                          distances=np.zeros(1))

@@ -21,11 +21,13 @@ def test_unpermute_inverts_llama_cpps_permute(heads, kv_heads, head_dim):
     assert not np.array_equal(llama_cpp_permute(q, heads, heads), q)  # the permutation does move rows
 
 
+@pytest.mark.parametrize("workers", [1, 2, 8])
 @pytest.mark.parametrize("shape", [AttentionShape(9, 3, 64, 576), AttentionShape(32, 8, 128, 4096),
                                    AttentionShape(64, 8, 128, 8192), AttentionShape(128, 1, 256, 16384)])
-def test_blocks_fit_the_budget_unless_one_group_exceeds_it(shape):
-    per = groups_per_block(shape)
+def test_blocks_fit_the_budget_and_give_every_worker_one(shape, workers):
+    per = groups_per_block(shape, workers)
+    group = (shape.heads // shape.kv_heads + 1) * shape.head_dim * shape.hidden * 4  # float32
     assert 1 <= per <= shape.kv_heads
-    group = (shape.heads // shape.kv_heads + 1) * shape.head_dim * shape.hidden * 8
     assert per * group <= BLOCK_BYTES or per == 1
-    assert block_bytes(shape) == 3 * per * group
+    assert -(-shape.kv_heads // per) >= min(workers, shape.kv_heads)  # at least one block per worker where possible
+    assert block_bytes(shape, workers) == 2 * workers * per * group
