@@ -148,7 +148,8 @@ def run_heads(checkpoint: str, *, distances: list[int] | None = None, top: int =
 
     from posemb_cli.measures.head_bands import ranked
     from posemb_cli.run.allocator import bounded_heap
-    from posemb_cli.sources.qk_weights import groups_per_block, open_qk_source
+    from posemb_cli.sources.qk_source import open_qk_source
+    from posemb_cli.sources.qk_weights import groups_per_block
     from posemb_cli.sources.read_model import read_checkpoint_model
     from posemb_cli.sources.tensor_files import open_tensor_file
 
