@@ -84,7 +84,8 @@ def _sets(report: HeadsReport) -> Group:
 
 
 def _picks(report: HeadsReport, picks: list[Pick], title: str):
-    table = figure_table(title, "layer", ("head", "kv head", "high share", "beyond share", "label"))
+    table = figure_table(title, "layer", ("head", "kv head", "high share", "beyond share"))
+    table.add_column("label", no_wrap=True)
     for pick in picks:
         head = report.head(pick.layer, pick.head)
         table.add_row(str(pick.layer), str(head.head), str(head.kv_head), number(head.high_share, 3),
@@ -109,9 +110,10 @@ def _kernels(report: HeadsReport, picks: list[Pick]) -> Group:
 def _header(report: HeadsReport) -> Text:
     model, source = report.model, report.source
     text = Text(f"posemb heads {source['checkpoint']}", style="bold")
-    text.append(f"  {model.get('model_type')}: {model.get('layers')} layers, {model.get('heads')} heads, "
-                f"{model.get('kv_heads')} kv heads of {model.get('head_dim')}, width {model.get('hidden_size')}; "
-                f"{source['read_from']}", style="dim")
+    kv = model.get("kv_heads")
+    text.append(f"  {model.get('model_type')}: {model.get('layers')} layers, {model.get('heads')} query heads and "
+                f"{kv} key/value head{'' if kv == 1 else 's'} of {model.get('head_dim')} features, width "
+                f"{model.get('hidden_size')}; {source['read_from']}", style="dim")
     notes = [source["norms"]]
     if source.get("qk_rows_unpermuted"):
         notes.append("q/k rows put back from llama.cpp's permuted order")
