@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from posemb_cli.errors import PosembError
+from posemb_cli.render.plot import save_figure
 from posemb_cli.run.heads_report import HeadsReport
 
 _LABEL_COLOURS = {"positional": "tab:red", "semantic": "tab:blue", "mixed": "tab:grey"}
@@ -94,9 +94,4 @@ def write_heads_plot(path: str, report: HeadsReport) -> None:
     _labels(grid[1][0], report)
     _kernels(grid[1][1], report)
     figure.suptitle(f"posemb heads  {report.source['checkpoint']}")
-    try:
-        figure.savefig(path, metadata={"Date": None} if path.lower().endswith(".svg") else None)
-    except OSError as exc:
-        raise PosembError(f"--plot {path}: cannot write the figure ({exc})") from None
-    finally:
-        plt.close(figure)
+    save_figure(figure, path)

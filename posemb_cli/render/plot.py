@@ -133,6 +133,13 @@ def write_plot(path: str, results: list[SchemeReport], title: str) -> None:
     if spectrum:
         spectrum_axes(figure.add_subplot(grid[2, :]), results)
     figure.suptitle(title)
+    save_figure(figure, path)
+
+
+def save_figure(figure, path: str) -> None:
+    """Write ``figure`` to ``path`` (an SVG without its date, so the same run gives the same bytes), then close it."""
+    import matplotlib.pyplot as plt
+
     try:
         figure.savefig(path, metadata={"Date": None} if path.lower().endswith(".svg") else None)
     except OSError as exc:

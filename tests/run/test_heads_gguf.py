@@ -80,6 +80,18 @@ def _figures(doc: dict) -> tuple[np.ndarray, np.ndarray]:
             np.array([[point["score"] for point in head["kernel"]] for head in heads]))
 
 
+def assert_matches_loaded(doc: dict, loaded, *, rotary: int, layers=None, share_rtol: float = 1e-5) -> None:
+    """Every (or each listed) layer's kernel and pair shares equal the oracle's on the model transformers loaded."""
+    prepare(loaded)
+    for layer in doc["layers"] if layers is None else [doc["layers"][index] for index in layers]:
+        kernel = oracle_kernel(loaded, layer["layer"], DISTANCES)
+        mine = np.array([[point["score"] for point in head["kernel"]] for head in layer["heads"]])
+        np.testing.assert_allclose(mine, kernel, atol=RTOL * np.abs(kernel).max(), rtol=0)
+        np.testing.assert_allclose([head["pair_share"] for head in layer["heads"]],
+                                   oracle_pair_share(loaded, layer["layer"], "half", rotary), rtol=share_rtol,
+                                   atol=share_rtol / 10)
+
+
 @pytest.fixture()
 def tiny_llama(tmp_path):
     model = saved_model("llama_gqa", tmp_path / "hf")
@@ -111,15 +123,8 @@ def test_quantised_llama_gguf_equals_transformers_gguf_loader(tmp_path, tiny_lla
     model, _folder = tiny_llama
     path = write_gguf(tmp_path / "llama.gguf", "llama", _llama_meta(model.config),
                       gguf_tensors(model, "llama", quant), tokens=model.config.vocab_size)
-    doc = heads_json(path)
     loaded = AutoModelForCausalLM.from_pretrained(str(tmp_path), gguf_file="llama.gguf", torch_dtype=torch.float32)
-    prepare(loaded)
-    for layer in doc["layers"]:
-        kernel = oracle_kernel(loaded, layer["layer"], DISTANCES)
-        mine = np.array([[point["score"] for point in head["kernel"]] for head in layer["heads"]])
-        np.testing.assert_allclose(mine, kernel, atol=RTOL * np.abs(kernel).max(), rtol=0)
-        np.testing.assert_allclose([head["pair_share"] for head in layer["heads"]],
-                                   oracle_pair_share(loaded, layer["layer"], "half", 16), rtol=1e-5, atol=1e-7)
+    assert_matches_loaded(heads_json(path), loaded, rotary=16)
 
 
 def _gemma3_model(folder):
@@ -153,10 +158,4 @@ def test_gemma3_gguf_equals_transformers_gguf_loader_and_the_safetensors_run(tmp
     np.testing.assert_allclose(_figures(doc)[0], _figures(heads_json(str(tmp_path / "hf")))[0], rtol=1e-6)
     loaded = AutoModelForCausalLM.from_pretrained(str(tmp_path), gguf_file="gemma3.gguf", torch_dtype=torch.float32)
     assert loaded.config.layer_types == [layer["rope_set"] for layer in doc["layers"]]
-    prepare(loaded)
-    for layer in doc["layers"]:
-        kernel = oracle_kernel(loaded, layer["layer"], DISTANCES)
-        mine = np.array([[point["score"] for point in head["kernel"]] for head in layer["heads"]])
-        np.testing.assert_allclose(mine, kernel, atol=RTOL * np.abs(kernel).max(), rtol=0)
-        np.testing.assert_allclose([head["pair_share"] for head in layer["heads"]],
-                                   oracle_pair_share(loaded, layer["layer"], "half", 32), rtol=1e-5, atol=1e-7)
+    assert_matches_loaded(doc, loaded, rotary=32)

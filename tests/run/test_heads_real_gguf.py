@@ -20,11 +20,9 @@ import torch
 pytest.importorskip("gguf")
 pytest.importorskip("accelerate")
 
-from tests.heads_oracle import oracle_kernel, oracle_pair_share, prepare  # noqa: E402
-from tests.run.test_heads_transformers import RTOL, heads_json  # noqa: E402
+from tests.run.test_heads_gguf import assert_matches_loaded  # noqa: E402
+from tests.run.test_heads_transformers import heads_json  # noqa: E402
 from tests.sources.test_real_gguf import GEMMA, SMOL, _file, _header  # noqa: E402
-
-DISTANCES = [0, 1, 2, 5, 17, 40, 63]
 
 
 @pytest.mark.parametrize("path", [SMOL, GEMMA], ids=["smollm2", "gemma3"])
@@ -62,14 +60,6 @@ def test_real_gguf_equals_transformers_gguf_loader(path, layers, rotary):
     from transformers import AutoModelForCausalLM
 
     path = _file(path)
-    doc = heads_json(path)
     loaded = AutoModelForCausalLM.from_pretrained(os.path.dirname(path), gguf_file=os.path.basename(path),
                                                   torch_dtype=torch.float32)
-    prepare(loaded)
-    for index in layers:
-        layer = doc["layers"][index]
-        kernel = oracle_kernel(loaded, index, DISTANCES)
-        mine = np.array([[point["score"] for point in head["kernel"]] for head in layer["heads"]])
-        np.testing.assert_allclose(mine, kernel, atol=RTOL * np.abs(kernel).max(), rtol=0)
-        np.testing.assert_allclose([head["pair_share"] for head in layer["heads"]],
-                                   oracle_pair_share(loaded, index, "half", rotary), rtol=1e-4, atol=1e-6)
+    assert_matches_loaded(heads_json(path), loaded, rotary=rotary, layers=layers, share_rtol=1e-4)

@@ -11,6 +11,8 @@ from posemb_cli.errors import PosembError  # noqa: E402
 from posemb_cli.sources.gguf_file import gguf_reader  # noqa: E402
 from posemb_cli.sources.gguf_header import read_header  # noqa: E402
 
+from tests.gguf_files import close_writer  # noqa: E402
+
 Q = gguf.GGMLQuantizationType
 
 
@@ -27,11 +29,7 @@ def _write(path, quantised: dict) -> str:
     writer.add_token_scores([float(i) / 7 for i in range(300)])
     for name, (array, raw) in quantised.items():
         writer.add_tensor(name, array, raw_dtype=raw)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return str(path)
+    return close_writer(writer, path)
 
 
 def _tensors(rng) -> dict:
