@@ -261,3 +261,27 @@ def test_weights_are_read_one_layer_at_a_time(llama, monkeypatch):
     _json("--checkpoint", llama)
     layers = [int(name.split(".")[2]) for name in reads]
     assert layers == sorted(layers) and set(layers) == {0, 1}
+
+
+def test_a_bin_state_dict_and_a_sharded_directory_give_the_safetensors_figures(tmp_path):
+    import torch
+
+    model = saved_model("llama_gqa", tmp_path / "one")
+    (tmp_path / "bin").mkdir()
+    torch.save(model.state_dict(), tmp_path / "bin" / "pytorch_model.bin")
+    (tmp_path / "bin" / "config.json").write_text((tmp_path / "one" / "config.json").read_text())
+    model.save_pretrained(tmp_path / "shards", max_shard_size="20KB")
+    assert (tmp_path / "shards" / "model.safetensors.index.json").is_file()
+    expected = _json("--checkpoint", str(tmp_path / "one"))["layers"]
+    for folder in ("bin", "shards"):
+        assert _json("--checkpoint", str(tmp_path / folder))["layers"] == expected
+
+
+def test_a_gguf_architecture_posemb_does_not_know_is_refused(tmp_path):
+    from tests.gguf_files import write_gguf
+
+    meta = {"context_length": 64, "embedding_length": 64, "block_count": 1, "attention.head_count": 4,
+            "attention.head_count_kv": 4, "rope.freq_base": 10_000.0}
+    path = write_gguf(tmp_path / "m.gguf", "internlm2", meta,
+                      {"token_embd.weight": (np.zeros((10, 64), np.float32), None)}, tokens=10)
+    check_refused(["heads", "--checkpoint", path], "GGUF architecture 'internlm2': posemb does not know how")
