@@ -32,7 +32,7 @@ def default_distances(context: int) -> list[int]:
 def parse_distances(text: str) -> list[int]:
     """A comma list of whole distances from 0 to 2**40, each once, returned in increasing order."""
     parts = [part.strip() for part in text.split(",")]
-    if not all(part.isdigit() for part in parts):
+    if not all(part.isascii() and part.isdigit() and len(part) <= 15 for part in parts):
         raise PosembError(f"--distances needs a comma list of whole numbers from 0, got {text!r}")
     values = [int(part) for part in parts]
     if len(set(values)) != len(values):

@@ -169,6 +169,9 @@ def test_progress_advances_once_per_layer(tmp_path):
 @pytest.mark.parametrize(("flags", "needle"), [
     (["--distances", "-1"], "--distances needs a comma list of whole numbers"),
     (["--distances", "1,x"], "--distances needs a comma list of whole numbers"),
+    (["--distances", "2²"], "--distances needs a comma list of whole numbers"),
+    (["--distances", "9" * 5000], "--distances needs a comma list of whole numbers"),
+    (["--distances", str(2**41)], "--distances: at most 4096 distances, each at most 2**40"),
     (["--distances", "2,2"], "--distances: each distance may be given once"),
     (["--distances", ",".join(map(str, range(5000)))], "--distances: at most 4096 distances"),
     (["--top", "0"], "--top must be from 1 to 1000"),
