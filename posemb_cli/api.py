@@ -20,7 +20,15 @@ from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from posemb_cli.reports import CompareReport, DoctorReport, InspectReport, OrderReport, PaddingReport, PrecisionReport
+from posemb_cli.reports import (
+    CompareReport,
+    DoctorReport,
+    HeadsReport,
+    InspectReport,
+    OrderReport,
+    PaddingReport,
+    PrecisionReport,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -28,6 +36,7 @@ if TYPE_CHECKING:
     from posemb_cli.api_flags import (
         CompareFlags,
         DoctorFlags,
+        HeadsFlags,
         InspectFlags,
         OrderFlags,
         PaddingFlags,
@@ -35,7 +44,7 @@ if TYPE_CHECKING:
     )
     from posemb_cli.run.commands import Flags
 
-__all__ = ["compare", "doctor", "inspect", "inspect_model", "order", "padding", "precision"]
+__all__ = ["compare", "doctor", "heads", "inspect", "inspect_model", "order", "padding", "precision"]
 _CLI_ONLY = ("context", "json", "debug")
 _WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".gguf")
 _WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
@@ -56,7 +65,8 @@ def _flags(name: str, given: dict[str, Any]) -> Flags:
     unknown = sorted(set(given) - set(defaults))
     if unknown:
         raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
-    given = {key: ",".join(value) if isinstance(value, (list, tuple)) else value for key, value in given.items()}
+    given = {key: ",".join(map(str, value)) if isinstance(value, (list, tuple)) else value  # the CLI's comma lists
+             for key, value in given.items()}
     plain = {key: value.value if isinstance(value, Enum) else value for key, value in {**defaults, **given}.items()}
     return Flags(values=plain, typed=given)
 
@@ -152,3 +162,26 @@ def doctor(path: str, **flags: Unpack[DoctorFlags]) -> DoctorReport:
 
     where = "checkpoint" if _is_checkpoint(path) and not path.lower().endswith(".gguf") else "model_config"
     return public(doctor_command(_flags("doctor", {**flags, where: path})))
+
+
+def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
+    """``posemb heads``: which RoPE frequencies a trained model's heads use (safetensors, .bin or .gguf weights).
+
+    ``distances`` (a list of ints, or the CLI's comma string) chooses the kernel's distances.
+    """
+    import dataclasses
+
+    from posemb_cli.reports import public
+    from posemb_cli.run.commands.heads import heads_command
+
+    chosen = _flags("heads", {**flags, "checkpoint": path})
+    if chosen["plot"] is not None:
+        from posemb_cli.render.plot import check_plot_path
+
+        check_plot_path(chosen["plot"])
+    report = dataclasses.replace(public(heads_command(chosen)), pictures=not chosen["no_plot"])
+    if chosen["plot"] is not None:
+        from posemb_cli.render.plot import save_figure
+
+        save_figure(report.plot(), chosen["plot"])
+    return report

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-__all__ = ["CompareFlags", "DoctorFlags", "InspectFlags", "OrderFlags", "PaddingFlags", "PrecisionFlags"]
+__all__ = ["CompareFlags", "DoctorFlags", "HeadsFlags", "InspectFlags", "OrderFlags", "PaddingFlags", "PrecisionFlags"]
 
 
 class _Lesson(TypedDict, total=False):
@@ -93,3 +93,10 @@ class PrecisionFlags(TypedDict, total=False):
 class DoctorFlags(TypedDict, total=False):
     model_config: str | None
     checkpoint: str | None
+
+
+class HeadsFlags(TypedDict, total=False):
+    distances: str | list[int] | None
+    top: int
+    no_plot: bool
+    plot: str | None

@@ -14,9 +14,10 @@ from typing import Any, TypeVar
 
 from rich.jupyter import JupyterMixin
 
-from posemb_cli.run import documents, report
+from posemb_cli.run import documents, heads_report, report
 
-__all__ = ["CompareReport", "DoctorReport", "InspectReport", "OrderReport", "PaddingReport", "PrecisionReport"]
+__all__ = ["CompareReport", "DoctorReport", "HeadsReport", "InspectReport", "OrderReport", "PaddingReport",
+           "PrecisionReport"]
 
 _Report = TypeVar("_Report")
 
@@ -127,9 +128,32 @@ class DoctorReport(documents.DoctorReport, _Shown):
         return render_doctor(self)
 
 
+@dataclasses.dataclass(frozen=True)
+class HeadsReport(heads_report.HeadsReport, _Shown):
+    """``posemb heads``: which RoPE frequencies each trained head's query and key weights use.
+
+    ``pictures``: whether the terminal form draws its heatmap and kernels (the CLI's ``--no-plot``).
+    """
+
+    pictures: bool = True
+
+    def __rich__(self):
+        from posemb_cli.render.heads import render_heads
+
+        return render_heads(self, pictures=self.pictures)
+
+    def plot(self):
+        """The figure ``--plot`` writes: the pair-share heatmap, the shares per set, the labels, the kernels."""
+        from posemb_cli.render.heads_plot import heads_figure
+        from posemb_cli.render.plot import check_matplotlib
+
+        check_matplotlib()
+        return heads_figure(self)
+
+
 def public(base: Any) -> Any:
     """A run report as its public type (the type of the same name in this module)."""
-    for cls in (InspectReport, CompareReport, OrderReport, PaddingReport, PrecisionReport, DoctorReport):
+    for cls in (InspectReport, CompareReport, OrderReport, PaddingReport, PrecisionReport, DoctorReport, HeadsReport):
         if type(base) in cls.__mro__[1:2]:
             return _of(cls, base)
     raise TypeError(f"no public report type for {type(base).__name__}")

@@ -33,6 +33,11 @@ def write_gguf(path, arch: str, metadata: dict, tensors: dict | None = None, *, 
             writer.add_tensor(name, array)
         else:
             writer.add_tensor(name, array, raw_dtype=raw_dtype)
+    return close_writer(writer, path)
+
+
+def close_writer(writer, path) -> str:
+    """Write the header, metadata and tensors a GGUFWriter holds, close it, and give the path."""
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

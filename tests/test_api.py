@@ -51,9 +51,11 @@ CASES = [  # (API call, the CLI's arguments)
     (lambda: posemb_cli.padding(model_config=zoo_model("llama"), seq_len=8, device="cpu"),
      ["padding", "--config", zoo_model("llama"), "--seq-len", "8", "--device", "cpu"]),
     (lambda: posemb_cli.doctor(zoo_model("llama")), ["doctor", "--checkpoint", zoo_model("llama")]),
+    (lambda: posemb_cli.heads(zoo_model("llama"), distances=[0, 1, 4], top=2),
+     ["heads", "--checkpoint", zoo_model("llama"), "--distances", "0,1,4", "--top", "2"]),
 ]
 IDS = ["inspect-rope", "inspect-learned", "compare", "order", "padding", "precision", "model-rope", "model-table",
-       "padding-model", "doctor"]
+       "padding-model", "doctor", "heads"]
 
 
 @pytest.mark.parametrize("call, args", CASES, ids=IDS)
@@ -62,7 +64,7 @@ def test_the_report_is_the_commands_json_and_tables(call, args, capsys):
     assert capsys.readouterr().out == ""  # the API prints nothing
     assert to_json(report.to_dict()) + "\n" == _cli(*args, "--json")
     assert report.to_json() == to_json(report.to_dict())
-    terminal = [*args, "--no-plot"] if args[0] == "inspect" else args
+    terminal = [*args, "--no-plot"] if args[0] == "inspect" else args  # heads draws its pictures on both sides
     assert _shown(report) == _cli(*terminal)
 
 

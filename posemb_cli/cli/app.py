@@ -21,6 +21,7 @@ from posemb_cli import __version__
 from posemb_cli.cli.commands.bench import bench
 from posemb_cli.cli.commands.compare import compare
 from posemb_cli.cli.commands.doctor import doctor
+from posemb_cli.cli.commands.heads import heads
 from posemb_cli.cli.commands.inspect import inspect
 from posemb_cli.cli.commands.order import order
 from posemb_cli.cli.commands.padding import padding
@@ -156,6 +157,7 @@ app.command("schema")(schema)
 app.command("precision")(precision)
 app.command("padding")(padding)
 app.command("doctor")(doctor)
+app.command("heads")(heads)
 
 
 def main() -> None:

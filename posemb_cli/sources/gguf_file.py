@@ -1,59 +1,74 @@
 """GGUF files (llama.cpp, Ollama): the reader, the metadata, and tensors read by name for a checkpoint's TensorFile.
 
-Needs the optional ``gguf`` package (``pip install 'posemb[gguf]'``) for its
-dequantisation. The header is read by ``sources.gguf_header``; what the metadata
-means for the model (width, layers, RoPE sets, llama.cpp's rules) is
-``sources.gguf_reading``'s. Tensors are read by name and dequantised with the
-package's own ``gguf.quants.dequantize``; shapes are given in NumPy order (rows
-first), as the other formats give them.
+Needs the optional ``gguf`` package (``pip install 'posemb[gguf]'``). What the
+metadata means for the model (width, layers, RoPE sets, llama.cpp's rules) is
+``sources.gguf_reading``'s; this module only opens the file (its header read once per
+file by ``sources.gguf_header``, shared by the reading and the tensors). Tensors are read by
+name and dequantised with the package's own ``gguf.quants.dequantize``; shapes are
+given in NumPy order (rows first), as the other formats give them.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.gguf_header import GGUFHeader, TensorInfo, read_header
 
 if TYPE_CHECKING:
+    from posemb_cli.sources.gguf_header import GGUFHeader
     from posemb_cli.sources.model_kind import ModelKind
 
 INSTALL_HINT = "reading .gguf files needs the gguf package: pip install 'posemb[gguf]'"
 
-__all__ = ["INSTALL_HINT", "dequantized", "gguf_reader", "metadata", "open_gguf", "tensor_values"]
+__all__ = ["INSTALL_HINT", "gguf_reader", "metadata", "open_gguf", "tensor_shape", "tensor_values"]
 
 
 def gguf_reader(path: str, flag: str) -> GGUFHeader:
-    """The file's header (``sources.gguf_header``), once the ``gguf`` package (for dequantising) is there."""
+    """The file's header (``sources.gguf_header``; tensors memory-mapped, read only when touched)."""
     try:
-        import gguf  # noqa: F401
+        import gguf  # noqa: F401 - the package's type codes and dequantisers
     except ImportError:
         raise PosembError(f"{flag} {path}: {INSTALL_HINT}") from None
-    return read_header(path, flag)
+    try:
+        stat = os.stat(path)
+        return _header(os.path.realpath(path), stat.st_mtime_ns, stat.st_size)
+    except (ValueError, OSError, IndexError, KeyError, OverflowError) as exc:
+        raise PosembError(f"{flag} {path}: not a readable GGUF file ({exc})") from None
+
+
+@functools.lru_cache(maxsize=2)
+def _header(path: str, _mtime_ns: int, _size: int) -> GGUFHeader:
+    """One reading of the header per file and version of it: the model's reading and its tensors share it."""
+    from posemb_cli.sources.gguf_header import read_header
+
+    return read_header(path)
 
 
 def metadata(reader: GGUFHeader) -> dict:
-    """Every metadata key -> its value (numbers, strings, lists; a long array as its length only)."""
-    return dict(reader.fields)
+    """Every metadata key -> its value (numbers, strings, lists; None for a string that is not UTF-8)."""
+    return dict(reader.metadata)
 
 
-def dequantized(reader: GGUFHeader, tensor: TensorInfo):
+def tensor_shape(tensor) -> tuple[int, ...]:
+    """A GGUF tensor's shape in NumPy order (rows first); GGUF lists the fastest dimension first."""
+    return tuple(int(n) for n in reversed(tensor.shape.tolist()))
+
+
+def dequantized(tensor):
     """The tensor's values as float32 NumPy, rows first (``gguf.quants.dequantize``)."""
     import numpy as np
-    from gguf import GGMLQuantizationType
     from gguf.quants import dequantize
 
-    try:
-        values = dequantize(reader.raw(tensor), GGMLQuantizationType(tensor.tensor_type))
-    except NotImplementedError as exc:
-        raise PosembError(f"{reader.path}: tensor {tensor.name!r}: {exc}") from None
-    return np.asarray(values, dtype=np.float32).reshape(tensor.shape)
+    values = dequantize(np.asarray(tensor.data), tensor.tensor_type)
+    return np.asarray(values, dtype=np.float32).reshape(tensor_shape(tensor))
 
 
-def tensor_values(reader: GGUFHeader, tensor: TensorInfo) -> list[float]:
+def tensor_values(tensor) -> list[float]:
     """A small tensor (RoPE factors) as a flat list of floats."""
-    return [float(v) for v in dequantized(reader, tensor).reshape(-1)]
+    return [float(v) for v in dequantized(tensor).reshape(-1)]
 
 
 def open_gguf(path: str, flag: str) -> tuple[dict, Callable[[str], object], ModelKind]:
@@ -62,13 +77,13 @@ def open_gguf(path: str, flag: str) -> tuple[dict, Callable[[str], object], Mode
 
     reader = gguf_reader(path, flag)
     tensors = {tensor.name: tensor for tensor in reader.tensors}
-    shapes = {name: tensor.shape for name, tensor in tensors.items()}
+    shapes = {name: tensor_shape(tensor) for name, tensor in tensors.items()}
 
     def read(name: str):
         import numpy as np
         import torch
 
-        return torch.from_numpy(np.array(dequantized(reader, tensors[name]), dtype=np.float32, copy=True))
+        return torch.from_numpy(np.array(dequantized(tensors[name]), dtype=np.float32, copy=True))
 
-    kind = gguf_kind(reader.fields.get("general.architecture"), tensors, path, flag)
+    kind = gguf_kind(metadata(reader).get("general.architecture"), tensors, path, flag)
     return shapes, read, kind

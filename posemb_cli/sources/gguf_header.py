@@ -1,173 +1,162 @@
-"""A GGUF file's header read directly: metadata and tensor infos in well under a second, tensors mapped lazily.
+"""A GGUF file's header in one pass: every metadata value and tensor description, the tensors' bytes memory-mapped.
 
-The format (llama.cpp's ``gguf.md``): magic ``GGUF``, a uint32 version (2 or 3), uint64
-counts of tensors and of metadata pairs; each pair a string key, a uint32 value type
-and the value (arrays: element type, uint64 count, elements; strings: uint64 length and
-UTF-8 bytes); then per tensor its name, uint32 dimension count, uint64 dimensions
-(fastest first), uint32 ggml type and uint64 offset into the data section, which starts
-at the next multiple of ``general.alignment`` (32).
+The layout (ggml's ``docs/gguf.md``): the magic ``GGUF``, the version (2 or 3), the tensor and
+metadata counts (uint64), each metadata pair (key: uint64 length and UTF-8 bytes; value type:
+uint32; the value), each tensor's description (name, dimension count, dimensions fastest first,
+ggml type, offset), then the tensors' bytes from the next multiple of ``general.alignment`` (32).
+Type codes and block sizes are the gguf package's own (``GGUFValueType``, ``GGML_QUANT_SIZES``).
 
-Why not ``gguf.GGUFReader``: it builds a NumPy view per array element, so a header with
-a 262,144-token vocabulary takes about 25 s to open (Gemma 3 270M); here a large array
-is skipped over (its strings' lengths walked once) and kept as its length only. The
-``gguf`` package still gives the type sizes and the dequantisation.
+``gguf.GGUFReader`` builds a NumPy view per array item, which costs seconds to minutes for the
+262,144-entry vocabularies of recent models; here an array of numbers is one read and an array of
+strings one loop. Only little-endian files (every file llama.cpp writes by default) are read.
 """
 
 from __future__ import annotations
 
-import mmap
 import struct
 from dataclasses import dataclass
+from typing import Any
 
-from posemb_cli.errors import PosembError
+import numpy as np
 
-_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+__all__ = ["GGUFHeader", "HeaderTensor", "read_header"]
+
+_VERSIONS = (2, 3)
+_SCALARS = {0: "<u1", 1: "<i1", 2: "<u2", 3: "<i2", 4: "<u4", 5: "<i4", 6: "<f4", 7: "?", 10: "<u8", 11: "<i8",
+            12: "<f8"}  # GGUFValueType codes of numbers and bool -> NumPy dtype
 _STRING, _ARRAY = 8, 9
-_KEEP = 4096  # arrays up to this many elements are read into lists; longer ones are kept as their length
-_MAX_DIMS = 4
-
-__all__ = ["GGUFHeader", "SkippedArray", "TensorInfo", "read_header"]
+_BAD = object()  # a string that is not UTF-8: reported as None, as the package's reader leaves it undecodable
 
 
 @dataclass(frozen=True)
-class SkippedArray:
-    """A long metadata array (a tokenizer's vocabulary) kept as its length: ``len()`` works, the items are not read."""
-
-    count: int
-
-    def __len__(self) -> int:
-        return self.count
-
-
-@dataclass(frozen=True)
-class TensorInfo:
-    """One tensor's name, shape (rows first, as NumPy orders it), ggml type and where its bytes lie."""
+class HeaderTensor:
+    """One tensor: ``shape`` fastest dimension first (as GGUF lists it), ``data`` its raw bytes, memory-mapped."""
 
     name: str
-    shape: tuple[int, ...]
-    tensor_type: int
-    start: int
-    nbytes: int
-
-
-class _Cursor:
-    def __init__(self, view: memoryview, path: str):
-        self.view, self.at, self.path = view, 0, path
-
-    def need(self, size: int) -> None:
-        if size < 0 or self.at + size > len(self.view):
-            raise ValueError(f"truncated at byte {self.at} (needs {size} more)")
-
-    def scalar(self, code: int):
-        fmt = _SCALARS[code]
-        size = struct.calcsize(fmt)
-        self.need(size)
-        (value,) = struct.unpack_from(fmt, self.view, self.at)
-        self.at += size
-        return value
-
-    def string(self) -> str:
-        length = self.scalar(10)
-        self.need(length)
-        text = bytes(self.view[self.at:self.at + length]).decode("utf-8", errors="replace")
-        self.at += length
-        return text
-
-    def skip_strings(self, count: int) -> None:
-        for _ in range(count):
-            self.need(8)
-            (length,) = struct.unpack_from("<Q", self.view, self.at)
-            self.at += 8
-            self.need(length)
-            self.at += length
-
-    def value(self, code: int):
-        if code == _STRING:
-            return self.string()
-        if code == _ARRAY:
-            kind, count = self.scalar(4), self.scalar(10)
-            if kind == _STRING:
-                if count > _KEEP:
-                    self.skip_strings(count)
-                    return SkippedArray(count)
-                return [self.string() for _ in range(count)]
-            if kind not in _SCALARS:
-                raise ValueError(f"array of value type {kind}")
-            size = struct.calcsize(_SCALARS[kind])
-            self.need(size * count)
-            if count > _KEEP:
-                self.at += size * count
-                return SkippedArray(count)
-            items = list(struct.unpack_from(f"<{count}{_SCALARS[kind][1]}", self.view, self.at))
-            self.at += size * count
-            return items
-        if code not in _SCALARS:
-            raise ValueError(f"value type {code}")
-        return self.scalar(code)
+    shape: np.ndarray
+    tensor_type: Any  # gguf.GGMLQuantizationType
+    data: np.ndarray
 
 
 @dataclass(frozen=True)
 class GGUFHeader:
-    """A GGUF file's metadata (key -> value) and tensors, with the file mapped for reading tensor bytes."""
-
-    path: str
-    fields: dict
-    tensors: list[TensorInfo]
-    mapped: mmap.mmap
-
-    def raw(self, tensor: TensorInfo):
-        """The tensor's bytes as a uint8 NumPy view of the mapped file, rows first (no copy)."""
-        import numpy as np
-
-        data = np.frombuffer(self.mapped, dtype=np.uint8, count=tensor.nbytes, offset=tensor.start)
-        rows = int(np.prod(tensor.shape[:-1])) if len(tensor.shape) > 1 else 1
-        return data.reshape(rows, -1)
+    metadata: dict[str, Any]
+    tensors: list[HeaderTensor]
 
 
-def _tensor_bytes(shape: tuple[int, ...], kind: int) -> int:
-    from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
-
-    block, size = GGML_QUANT_SIZES[GGMLQuantizationType(kind)]
-    count = 1
-    for n in shape:
-        count *= n
-    if shape and shape[-1] % block:
-        raise ValueError(f"a row of {shape[-1]} values is not whole blocks of {block}")
-    return count // block * size
+_LENGTH = struct.Struct("<Q")
 
 
-def read_header(path: str, flag: str) -> GGUFHeader:
-    """Read the header of the GGUF file at ``path``; a damaged or truncated one is refused naming ``flag``."""
-    try:
-        with open(path, "rb") as handle:
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        cursor = _Cursor(memoryview(mapped), path)
-        cursor.need(4)
-        if bytes(cursor.view[:4]) != b"GGUF":
-            raise ValueError("no GGUF magic")
-        cursor.at = 4
-        version, tensor_count, field_count = cursor.scalar(4), cursor.scalar(10), cursor.scalar(10)
-        if version not in (2, 3):
-            raise ValueError(f"version {version}")
-        fields = {}
-        for _ in range(field_count):
-            key = cursor.string()
-            fields[key] = cursor.value(cursor.scalar(4))
-        infos = []
-        for _ in range(tensor_count):
-            name, dims = cursor.string(), cursor.scalar(4)
-            if dims > _MAX_DIMS:
-                raise ValueError(f"tensor {name!r} has {dims} dimensions")
-            shape = tuple(reversed([cursor.scalar(10) for _ in range(dims)]))
-            infos.append((name, shape, cursor.scalar(4), cursor.scalar(10)))
-        alignment = fields.get("general.alignment", 32)
-        start = -(-cursor.at // alignment) * alignment
-        tensors = []
-        for name, shape, kind, offset in infos:
-            nbytes = _tensor_bytes(shape, kind)
-            if start + offset + nbytes > len(mapped):
-                raise ValueError(f"tensor {name!r} runs past the end of the file")
-            tensors.append(TensorInfo(name, shape, kind, start + offset, nbytes))
-    except (OSError, ValueError, KeyError, struct.error, OverflowError) as exc:
-        raise PosembError(f"{flag} {path}: not a readable GGUF file ({exc})") from None
-    return GGUFHeader(path, fields, tensors, mapped)
+class _Cursor:
+    """Reads little-endian values from the file's bytes, refusing any read past the end."""
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data, self.view, self.at = data, memoryview(data), 0  # type: ignore[arg-type]
+
+    def take(self, size: int) -> int:
+        start = self.at
+        if size < 0 or start + size > len(self.view):
+            raise ValueError(f"truncated: a field at byte {start} runs past the end of the file")
+        self.at += size
+        return start
+
+    def unpack(self, fmt: str):
+        return struct.unpack_from(fmt, self.view, self.take(struct.calcsize(fmt)))[0]
+
+    def string(self):
+        return self.strings(1)[0]
+
+    def strings(self, count: int) -> list:
+        """``count`` strings in a row, in one tight loop (a vocabulary holds hundreds of thousands)."""
+        view, at, end = self.view, self.at, len(self.view)
+        out: list = []
+        append, length_at = out.append, _LENGTH.unpack_from
+        for _ in range(count):
+            if at + 8 > end:
+                raise ValueError(f"truncated: a string at byte {at} runs past the end of the file")
+            (size,) = length_at(view, at)
+            at += 8
+            if at + size > end:
+                raise ValueError(f"truncated: a string at byte {at} runs past the end of the file")
+            try:
+                append(str(view[at:at + size], "utf-8"))
+            except UnicodeDecodeError:
+                append(_BAD)
+            at += size
+        self.at = at
+        return out
+
+    def value(self, kind: int):
+        if kind == _STRING:
+            return self.string()
+        if kind in _SCALARS:
+            return self.numbers(kind, 1)[0]
+        if kind == _ARRAY:
+            item, count = self.unpack("<I"), self.unpack("<Q")
+            if item in _SCALARS:
+                return self.numbers(item, count)
+            if item == _STRING:
+                return self.strings(count)
+            return [self.value(item) for _ in range(count)]
+        raise ValueError(f"unknown metadata value type {kind}")
+
+    def numbers(self, kind: int, count: int) -> list:
+        dtype = np.dtype(_SCALARS[kind])
+        start = self.take(count * dtype.itemsize)
+        return np.frombuffer(self.view, dtype=dtype, count=count, offset=start).tolist()
+
+
+def _tensor(cursor: _Cursor, data_start: int, described: tuple, sizes: dict, types) -> HeaderTensor:
+    name, dims, code, offset = described
+    kind = types(code)
+    block, type_size = sizes[kind]
+    count = int(np.prod(dims, dtype=np.int64)) if dims else 1
+    if dims and dims[0] % block:
+        raise ValueError(f"tensor {name!r}: {dims[0]} values per row is not a multiple of the block of {block}")
+    start = data_start + offset
+    nbytes = count // block * type_size
+    if start + nbytes > len(cursor.view):
+        raise ValueError(f"tensor {name!r} runs past the end of the file")
+    rows = [int(n) for n in reversed(dims[1:])]
+    raw = cursor.data[start:start + nbytes].reshape(*rows, (dims[0] if dims else 1) // block * type_size)
+    return HeaderTensor(name, np.array(dims, dtype=np.uint64), kind, raw)
+
+
+def read_header(path: str) -> GGUFHeader:
+    """The metadata (numbers, strings, lists; None where a string is not UTF-8) and tensors of a GGUF file.
+
+    Raises:
+        ValueError: the file is not a GGUF file this reads (magic, version, byte order, a truncated field).
+    """
+    import gguf
+
+    data = np.memmap(path, mode="r")
+    cursor = _Cursor(data)
+    if len(data) < 24 or bytes(cursor.view[:4]) != b"GGUF":
+        raise ValueError("GGUF magic invalid")
+    cursor.take(4)
+    version = cursor.unpack("<I")
+    if version not in _VERSIONS:
+        raise ValueError(f"GGUF version {version} (byte-swapped or unsupported); readable: 2, 3")
+    tensor_count, kv_count = cursor.unpack("<Q"), cursor.unpack("<Q")
+    metadata: dict[str, Any] = {}
+    for _ in range(kv_count):
+        key = cursor.string()
+        value = cursor.value(cursor.unpack("<I"))
+        if key in metadata:
+            raise ValueError(f"duplicate metadata key {key!r}")
+        metadata[key] = None if value is _BAD or (isinstance(value, list) and _BAD in value) else value
+    described = []
+    for _ in range(tensor_count):
+        name = cursor.string()
+        dims = [cursor.unpack("<Q") for _ in range(cursor.unpack("<I"))]
+        described.append((name, dims, cursor.unpack("<I"), cursor.unpack("<Q")))
+    alignment = metadata.get("general.alignment", 32)
+    if not isinstance(alignment, int) or alignment <= 0 or alignment & (alignment - 1):
+        raise ValueError("general.alignment must be a power of two")
+    data_start = -(-cursor.at // alignment) * alignment
+    tensors = [_tensor(cursor, data_start, one, gguf.GGML_QUANT_SIZES, gguf.GGMLQuantizationType)
+               for one in described]
+    if len({tensor.name for tensor in tensors}) != len(tensors):
+        raise ValueError("a tensor name appears twice")
+    return GGUFHeader(metadata, tensors)

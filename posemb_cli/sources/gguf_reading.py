@@ -24,8 +24,8 @@ from posemb_cli.core.wording import ordinal
 from posemb_cli.errors import PosembError
 from posemb_cli.sources import gguf_rules as rules_of
 from posemb_cli.sources.config_reading import read_config
-from posemb_cli.sources.gguf_file import gguf_reader, metadata, tensor_values
-from posemb_cli.sources.gguf_header import GGUFHeader, SkippedArray
+from posemb_cli.sources.gguf_file import gguf_reader, metadata, tensor_shape, tensor_values
+from posemb_cli.sources.gguf_header import GGUFHeader
 from posemb_cli.sources.model_kind import ModelKind
 from posemb_cli.sources.model_reading import ModelReading
 
@@ -79,15 +79,15 @@ def _scaling(meta: _Meta, tensors: dict, rules: list[str]) -> dict:
                               "needs both")
         if attention is None:
             rules.append(f"no {meta.arch}.rope.scaling.attn_factor: llama.cpp scales cos/sin by 1")
-        return {"rope_type": "longrope", "short_factor": tensor_values(meta.reader, short),
-                "long_factor": tensor_values(meta.reader, long),
+        return {"rope_type": "longrope", "short_factor": tensor_values(short),
+                "long_factor": tensor_values(long),
                 "original_max_position_embeddings": meta.get("rope.scaling.original_context_length")
                 or meta.get("context_length"), "attention_factor": 1.0 if attention is None else attention}
     if attention not in (None, 1.0):
         raise meta.fail("rope.scaling.attn_factor", f"= {attention!r} changes the RoPE signal and is not modelled "
                                                     "(only with LongRoPE factor tensors)")
     if divisors is not None:  # llama.cpp's per-pair divisors (Llama 3.1's scaling, baked into a tensor)
-        return {"rope_type": "freq_factors", "freq_factors": tensor_values(meta.reader, divisors)}
+        return {"rope_type": "freq_factors", "freq_factors": tensor_values(divisors)}
     if kind is None and factor not in (None, 1.0):
         kind = "linear"
         rules.append(f"{meta.arch}.rope.scaling.factor without a type: llama.cpp's default type linear")
@@ -155,8 +155,8 @@ def _layers(meta: _Meta, count: int, global_block: dict, base: float, rules: lis
 
 
 def _fields(meta: _Meta, tensors: dict, kind: ModelKind, rules: list[str]) -> dict:
-    tokens = meta.values.get("tokenizer.ggml.tokens")  # a long vocabulary is kept as its length only
-    counted = len(tokens) if isinstance(tokens, (list, SkippedArray)) else None
+    tokens = meta.values.get("tokenizer.ggml.tokens")
+    counted = len(tokens) if isinstance(tokens, list) else None
     fields = {"model_type": meta.arch, "gguf_architecture": meta.arch, "hidden_size": meta.one("embedding_length"),
               "num_attention_heads": meta.one("attention.head_count"),
               "num_key_value_heads": meta.one("attention.head_count_kv"), "head_dim": meta.one("attention.key_length"),
@@ -204,7 +204,7 @@ def read_gguf(path: str, flag: str = "--config", *, lenient: bool = False) -> Mo
     fields = _fields(meta, tensors, kind, rules)
     kind = dataclasses.replace(kind, fields=fields)
     token = tensors.get("token_embd.weight")
-    shape = token.shape if token is not None else ()
+    shape = tensor_shape(token) if token is not None else ()
     token_table = (shape[0], shape[1]) if len(shape) == 2 else None
     if token_table is not None and "vocab_size" not in fields:
         fields["vocab_size"] = token_table[0]

@@ -7,6 +7,7 @@ read here with the gguf package, and llama.cpp's gemma3 rule written out as a lo
 
 from __future__ import annotations
 
+import functools
 import os
 
 import pytest
@@ -26,6 +27,7 @@ def _file(path: str) -> str:
     return path
 
 
+@functools.cache  # the package's reader takes tens of seconds on a 262,144-token vocabulary: once per file
 def _header(path: str) -> tuple[dict, dict]:
     reader = gguf.GGUFReader(path)
     meta = {name: field.contents() for name, field in reader.fields.items() if not name.startswith("GGUF.")
