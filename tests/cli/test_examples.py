@@ -51,3 +51,19 @@ def test_learned_spectrum_reads_a_table(tmp_path):
     out = _example("learned_spectrum.py", zoo_model("gpt2"), str(tmp_path / "spectrum.png"))
     assert out.startswith("64 positions, exact") and out.count("  PC") == 8
     assert (tmp_path / "spectrum.png").stat().st_size > 0
+
+
+def test_head_frequencies_per_layer():
+    import json
+
+    from posemb_cli.cli.app import app
+    from typer.testing import CliRunner
+
+    from tests.model_zoo import zoo_model
+
+    folder = zoo_model("llama")
+    doc = json.loads(CliRunner().invoke(app, ["heads", "--checkpoint", folder, "--json"]).stdout)
+    lines = _example("head_frequencies.py", folder).splitlines()
+    assert lines[0] == f"shared: {doc['rope_sets'][0]['rotary_pairs']} pairs, critical pair " \
+                       f"{doc['rope_sets'][0]['critical_pair']}"
+    assert len(lines) == 1 + len(doc["layers"]) + 1 and lines[-1] == str(doc["labels"])
