@@ -1,8 +1,8 @@
 """Where a real model's position signal came from, as ``key  value`` rows that wrap at word boundaries.
 
 Reads the report's ``source``, ``model`` and ``layer_map`` only; computes nothing new.
-A model with layers says what each group of equal layers does: ``layers 0-4, 6-10:
-base 10,000, window 512``.
+A model with layers says what each group of equal layers does: ``0-4, 6-10: base
+10,000, window 512``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _rope_set(one: dict) -> str:
 
 
 def layer_group_lines(model: dict) -> list[str]:
-    """One line per group of equal layers: ``layers 0-4, 6-10: base 10,000, window 512``."""
+    """One line per group of equal layers: ``0-4, 6-10: base 10,000, window 512``."""
     sets = {one["name"]: one for one in model.get("rope_sets", [])}
     lines = []
     for group in model.get("layer_groups", []):
@@ -37,8 +37,7 @@ def layer_group_lines(model: dict) -> list[str]:
             what = _rope_set(sets[group["rope_set"]]) if group["rope_set"] in sets else group["rope_set"]
         if group["window"] is not None:
             what += f", {'chunks' if group['attention'] == 'chunked_attention' else 'window'} {group['window']:,}"
-        label = "layer" if len(group["layers"]) == 1 else "layers"
-        lines.append(f"{label} {layer_ranges(group['layers'])}: {what}")
+        lines.append(f"{layer_ranges(group['layers'])}: {what}")
     return lines
 
 
@@ -115,7 +114,10 @@ def source_line(result: SchemeReport) -> Table | None:
     if source.get("not_rotated_features"):
         rows.append(("", f"{source['not_rotated_features']} features of each head do not rotate"))
     if source.get("kind"):
-        rows.append(("kind", f"{source['kind']}: {source.get('decided_by', '')}"))
+        decided = source.get("decided_by", "")
+        for rule in (result.model or {}).get("rules", []):  # said in their own rows above
+            decided = decided.replace(f"; {rule}", "")
+        rows.append(("kind", f"{source['kind']}: {decided}"))
     if source.get("token_note"):
         rows.append(("tokens", source["token_note"]))
     if result.grid:
