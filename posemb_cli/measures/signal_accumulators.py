@@ -72,10 +72,8 @@ class NormsAndNeighbours:
 
 
 class LargestAbs:
-    """``pairs.largest_abs``: largest |x| overall, the first row within rounding noise of it
-    (``ties.value_noise`` of the signal's dtype), over the first half, and the norms' range.
-
-    A NaN value is never the largest."""
+    """``pairs.largest_abs``: largest |x| overall (never a NaN), the first row within rounding noise of it
+    (``ties.value_noise`` of the signal's dtype), over the first half, and the norms' range."""
 
     grain, overlap = 1, 0
 
@@ -166,7 +164,7 @@ class NeighbourMinimum:
         noise = distance_noise(rows.dtype, compute_dtype(rows.dtype), rows.shape[1])
         offsets = torch.arange(1, self.max_offset + 1, device=device)[None, :]  # (1, K)
         if start == 0:
-            self.first_pair = self._measured(rows, start, 0, 1, 0.0)
+            self.first_pair = self._at(rows, 0, 0, None, 0)
         step = max(1, _NORM_BLOCK_ELEMENTS // self.max_offset)  # rows per sub-block: small (s, K) temporaries
         for first in range(0, stop - start, step):
             last = min(first + step, stop - start)
@@ -176,18 +174,15 @@ class NeighbourMinimum:
             scale = squares[first:last, None] + squares[partner]  # (s, K)
             dist2 = torch.where(valid, scale - 2 * dots[first:last], math.inf)
             spread = scale.mul_(noise)
-            self.search.feed(dist2, spread, partial(self._pick, rows, start, first, spread))
+            self.search.feed(dist2, spread, partial(self._at, rows, start, first, spread))
 
-    def _pick(self, rows: torch.Tensor, start: int, first: int, noise: torch.Tensor, flat: int) -> dict:
-        """The pair at ``flat`` of the (s, K) distances of rows ``first..`` of the block at ``start``."""
+    def _at(self, rows: torch.Tensor, start: int, first: int, noise: torch.Tensor | None, flat: int) -> dict:
+        """The pair at ``flat`` of the (s, K) distances from row ``first`` of the block at ``start``, measured
+        exactly in float64 from its rows."""
         i, j = neighbour_pair(first, flat, self.max_offset)
-        return self._measured(rows, start, i, j, float(noise.reshape(-1)[flat]))
-
-    @staticmethod
-    def _measured(rows: torch.Tensor, start: int, i: int, j: int, noise: float) -> dict:
-        """The result for rows i and j of the block at ``start``: their distance measured exactly in float64."""
         exact = float(torch.linalg.vector_norm(rows[j].to(torch.float64) - rows[i].to(torch.float64)))
-        return {"distance": exact, "pair": [start + i, start + j], "noise": noise}
+        spread = 0.0 if noise is None else float(noise.reshape(-1)[flat])
+        return {"distance": exact, "pair": [start + i, start + j], "noise": spread}
 
     def result(self) -> dict:
         if self.first_pair is None:
