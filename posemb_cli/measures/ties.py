@@ -41,7 +41,7 @@ __all__ = ["FirstLow", "distance_noise", "first_high", "first_low", "value_noise
 
 Pick = TypeVar("Pick")
 
-_CHUNK = 1 << 16  # values scanned at a time
+_CHUNK = 1 << 18  # values scanned at a time: temporaries of 2 MiB
 
 # Dot products summed in another order (another CPU kernel, another block shape) differ by about
 # sqrt(F) ulps of |a| |b|: this many times that is noise.
@@ -98,40 +98,32 @@ class FirstLow(Generic[Pick]):
 
     def _feed(self, v: torch.Tensor, t: torch.Tensor, where: Callable[[int], Pick]) -> None:
         least, widest = float(v.min()), float(t.max())
-        if least >= self.bound and least - widest > self.bound + widest / 32:
-            return  # every value lies above u by more than its noise: nothing changes
+        if least >= self.bound and least - widest >= self._floor:
+            return  # no record low (v - t stays at or above the lowest so far) and no new u: nothing changes
         v = v.to(torch.float64)
         if math.isnan(least):
             v = v.nan_to_num(nan=math.inf, posinf=math.inf, neginf=-math.inf)
             least = float(v.min())
         if not math.isfinite(widest):
             t = t.nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
-            widest = float(t.max())
         lows, highs = v - t, v + t  # (n,) an infinite value is its own bound
         self.low = min(self.low, least)
         self.bound = min(self.bound, float(highs.min()))
-        # Only record lows at most u + 2 g can be in a run that ties (a run spans less than one bucket of its
-        # largest grain g <= t / 64): the rest are left out before the scan, which changes no run. Past the
-        # first values the lowest v - t so far is at most u, so what is left out is no record low either.
-        near = torch.nonzero(lows <= self.bound + widest / 32).flatten()
-        if not near.numel():
-            return
-        prefix = torch.cummin(lows[near], 0).values
+        prefix = torch.cummin(lows, 0).values
         before = torch.cat((prefix.new_tensor([self._floor]), prefix[:-1]))
-        record = lows[near] < before  # strict: an equal later value never wins
-        if bool(record.any()):
-            records = near[record]
-            self._add_runs(records, lows[records], t[records], before[record][0], where)
+        records = torch.nonzero(lows < before).flatten()  # strict: an equal later value never wins
         self._floor = min(self._floor, float(prefix[-1]))
+        if records.numel():
+            self._add_runs(records, lows[records], t[records], before[records], where)
         last = len(self._runs) - 1  # the open run is kept whatever its floor: later records may lower it
         self._runs = [run for at, run in enumerate(self._runs) if run[0] <= self.bound or (at == last and self._open)]
 
-    def _add_runs(self, records: torch.Tensor, lows: torch.Tensor, noise: torch.Tensor, previous: torch.Tensor,
+    def _add_runs(self, records: torch.Tensor, lows: torch.Tensor, noise: torch.Tensor, earlier: torch.Tensor,
                   where: Callable[[int], Pick]) -> None:
-        """Group the block's record lows into runs (one bucket after another) and keep those that can tie."""
+        """Group record lows (``earlier``: the record low before each) into runs, one bucket after another, and
+        keep those that can tie."""
         grain = torch.where(noise > 0, torch.exp2(torch.floor(torch.log2(noise / 64))), 0.0)  # (r,)
         bucket = torch.where(grain > 0, torch.floor(lows / grain), lows)
-        earlier = torch.cat((previous.reshape(1), lows[:-1]))  # the record low before each
         same = (grain > 0) & (torch.floor(earlier / grain) == bucket) & torch.isfinite(bucket)
         if not self._open:
             same[0] = False
