@@ -8,12 +8,14 @@ the sampled rows, with float64 accumulators.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import torch
 
 from posemb_cli.measures.neighbours import neighbour_similarity, row_norms
+from posemb_cli.measures.signal_accumulators import LargestAbs, neighbour_pair
+from posemb_cli.measures.ties import FirstLow, distance_noise, first_high, value_noise
 
-_BLOCK_ELEMENTS = 1 << 22
 _GRAM_ELEMENTS = 1 << 19  # (b, M) distances per block of the all-pairs search: ~4 MiB per float64 temporary
 _FIT_ROWS = 2048
 _FIT_FEATURES = 256
@@ -46,47 +48,64 @@ def min_pair_distance(table: torch.Tensor, *, pair_budget: int) -> dict:
     return closest_in_sample(table if stride == 1 else table[index], stride)
 
 
+def _sample_pick(start: int, noise: torch.Tensor, flat: int) -> tuple[int, int, float]:
+    """(i, j, its noise) of the pair at ``flat`` of a (b, M - start) block of the all-pairs search."""
+    width = noise.shape[1]
+    return start + flat // width, start + flat % width, float(noise.reshape(-1)[flat])
+
+
+def _neighbour_pick(start: int, max_offset: int, noise: torch.Tensor, flat: int) -> tuple[int, int, float]:
+    """(p, p + k, its noise) of the pair at ``flat`` of a (b, K) block of neighbour distances."""
+    return *neighbour_pair(start, flat, max_offset), float(noise.reshape(-1)[flat])
+
+
 def closest_in_sample(sample: torch.Tensor, stride: int) -> dict:
-    """``min_pair_distance`` over rows already sampled: row i of ``sample`` is position i * stride."""
+    """``min_pair_distance`` over rows already sampled: row i of ``sample`` is position i * stride.
+
+    Squared distances within their rounding noise of the smallest (``ties.distance_noise``) tie;
+    the first pair (i, then j) among them is reported, so the pick is the same on every CPU.
+    """
     count = sample.shape[0]
     device = sample.device
+    noise = distance_noise(sample.dtype, _compute(sample), sample.shape[1])
     sample = sample.to(_compute(sample))  # (M, F)
     norms = row_norms(sample)  # (M,) float64
     squares = norms ** 2
-    best, pair = math.inf, (0, min(1, count - 1))
+    search: FirstLow[tuple[int, int, float]] = FirstLow()
     block = max(1, _GRAM_ELEMENTS // max(count, 1))
     for start in range(0, count - 1, block):
         stop = min(start + block, count - 1)
         gram = (sample[start:stop] @ sample[start:].T).to(torch.float64)  # (b, M - start)
-        dist2 = squares[start:stop, None] + squares[None, start:] - 2 * gram
+        scale = squares[start:stop, None] + squares[None, start:]  # (b, M - start)
+        dist2 = scale - 2 * gram
         rows_i = torch.arange(start, stop, device=device)[:, None]
         cols_j = torch.arange(start, count, device=device)[None, :]
         dist2 = torch.where(cols_j > rows_i, dist2, math.inf)
-        value, flat = dist2.min(), int(dist2.argmin())
-        if float(value) < best:
-            best, pair = float(value), (start + flat // dist2.shape[1], start + flat % dist2.shape[1])
-    i, j = pair
+        spread = noise * scale
+        search.feed(dist2, spread, partial(_sample_pick, start, spread))
+    i, j, within = search.pick((0, min(1, count - 1), 0.0))
     exact = float(torch.linalg.vector_norm(sample[i].to(torch.float64) - sample[j].to(torch.float64)))
     return {"distance": exact, "pair": [int(i) * stride, int(j) * stride], "positions": count, "stride": stride,
-            "pairs": count * (count - 1) // 2, "norm_mean": float(norms.mean()) if count else 0.0}
+            "pairs": count * (count - 1) // 2, "norm_mean": float(norms.mean()) if count else 0.0, "noise": within}
 
 
 def neighbour_min_distance(table: torch.Tensor, max_offset: int) -> dict:
     """Smallest distance between rows p and p + k over every p and k = 1..K (the likeliest close pairs).
 
     One matrix product per block of rows against the K rows after it gives the dot
-    products; squared distances come from the norms; the best pair is then measured
-    exactly in float64.
+    products; squared distances come from the norms; the first pair (p, then k) within
+    its rounding noise of the smallest (``ties``) is then measured exactly in float64.
     """
     rows = table.shape[0]
     max_offset = min(max_offset, rows - 1)
     if max_offset < 1:
-        return {"distance": math.inf, "pair": [0, 0]}
+        return {"distance": math.inf, "pair": [0, 0], "noise": 0.0}
     compute = _compute(table)
+    noise = distance_noise(table.dtype, compute, table.shape[1])
     squares = row_norms(table) ** 2  # (L,) float64
     block = max(2 * max_offset, (1 << 16) // max(table.shape[1], 1))  # small blocks: flops ~ L (b + K) D
     offsets = torch.arange(1, max_offset + 1, device=table.device)
-    best, pair = math.inf, (0, 1)
+    search: FirstLow[tuple[int, int, float]] = FirstLow()
     for start in range(0, rows - 1, block):
         stop = min(start + block, rows - 1)
         window_stop = min(stop + max_offset, rows)
@@ -96,34 +115,20 @@ def neighbour_min_distance(table: torch.Tensor, max_offset: int) -> dict:
         valid = column < gram.shape[1]
         dots = gram.gather(1, column.clamp(max=gram.shape[1] - 1))
         partner = (start + 1 + column).clamp(max=rows - 1)
-        dist2 = torch.where(valid, squares[start:stop, None] + squares[partner] - 2 * dots, math.inf)
-        value, flat = float(dist2.min()), int(dist2.argmin())
-        if value < best:
-            i = start + flat // max_offset
-            best, pair = value, (i, i + 1 + flat % max_offset)
-    i, j = pair
+        scale = squares[start:stop, None] + squares[partner]  # (b, K)
+        dist2 = torch.where(valid, scale - 2 * dots, math.inf)
+        spread = noise * scale
+        search.feed(dist2, spread, partial(_neighbour_pick, start, max_offset, spread))
+    i, j, within = search.pick((0, 1, 0.0))
     exact = float(torch.linalg.vector_norm(table[j].to(torch.float64) - table[i].to(torch.float64)))
-    return {"distance": exact, "pair": [int(i), int(j)]}
+    return {"distance": exact, "pair": [int(i), int(j)], "noise": within}
 
 
 def largest_abs(table: torch.Tensor) -> dict:
-    """Largest |x| overall (and where), over the first half of the rows, and the row norms' range."""
-    rows = table.shape[0]
-    half = max(1, (rows + 1) // 2)
-    step = max(1, _BLOCK_ELEMENTS // max(table.shape[1], 1))
-    best, at, first = 0.0, 0, 0.0
-    low, high = math.inf, 0.0
-    for start in range(0, rows, step):
-        block = table[start:start + step]
-        peaks = block.abs().amax(dim=1)  # (b,) exact in the table's own dtype
-        norms = torch.linalg.vector_norm(block.to(_compute(table)), dim=1)
-        low, high = min(low, float(norms.min())), max(high, float(norms.max()))
-        value, where = float(peaks.max()), int(peaks.argmax())
-        if value > best:
-            best, at = value, start + where
-        if start < half:
-            first = max(first, float(peaks[: half - start].max()))
-    return {"max_abs": best, "at": at, "first_half": first, "norm_min": low if rows else 0.0, "norm_max": high}
+    """Largest |x| overall (and the first row within rounding noise of it), over the first half, the norms' range."""
+    found = LargestAbs(table.shape[0])
+    found.feed(0, table.shape[0], table)
+    return found.result()
 
 
 def relative_fit_rows(max_offset: int) -> int:
@@ -138,7 +143,8 @@ def relative_fit(table: torch.Tensor, max_offset: int) -> dict:
     at most half of R so that the fit is not trivially exact); Y_k is X moved down
     by k rows. The residual is Y_k minus its projection on the column space of X,
     taken from one SVD of X (rank-aware), in float64 on the CPU. Offsets: up to 8
-    evenly spread over 1..K.
+    evenly spread over 1..K; the worst residual is reported, at the first offset whose
+    residual is within the rows' rounding noise of it (``ties``: 4 eps sqrt(F)).
 
     Returns:
         ``{"residual": worst |Y - X M| / |Y|, "offset": k, "rows": R, "features": F}``.
@@ -155,16 +161,15 @@ def relative_fit(table: torch.Tensor, max_offset: int) -> dict:
     basis, singular, _ = torch.linalg.svd(window[:used], full_matrices=False)  # (R, F), (F,)
     if singular.numel():  # drop directions the rows do not span (a rank-deficient table)
         basis = basis[:, singular > singular.max() * max(used, features) * torch.finfo(torch.float64).eps]
-    worst, worst_offset = 0.0, offsets[0]
+    residuals = []
     for k in offsets:
         y = window[k:k + used]  # (R, F)
         target = float(torch.linalg.vector_norm(y))
-        if target == 0.0:
-            continue
-        residual = float(torch.linalg.vector_norm(y - basis @ (basis.T @ y))) / target
-        if residual > worst:
-            worst, worst_offset = residual, k
-    return {"residual": worst, "offset": worst_offset, "rows": used, "features": features}
+        residuals.append(float(torch.linalg.vector_norm(y - basis @ (basis.T @ y))) / target if target else 0.0)
+    found = torch.tensor(residuals, dtype=torch.float64).nan_to_num(nan=0.0)  # a NaN residual never counts
+    # Residuals within the rows' rounding noise of the worst tie: the first offset among them is reported.
+    at = first_high(found, value_noise(table.dtype) * math.sqrt(features)) or 0
+    return {"residual": float(found.max()), "offset": offsets[at], "rows": used, "features": features}
 
 
 def window_similarity(table: torch.Tensor) -> float:

@@ -23,6 +23,7 @@ from posemb_cli.core.wording import every_nth
 from posemb_cli.measures.pairs import largest_abs, relative_fit, relative_fit_rows, window_similarity
 from posemb_cli.measures.relative import RelativeDeviation, probe_vectors, relative_deviation
 from posemb_cli.measures.signal_pass import SignalPass, measure_signal
+from posemb_cli.measures.ties import first_low
 
 PAIR_BUDGET = 1 << 22  # all-pairs distances computed exactly up to this many pairs
 UNIQUENESS_EPS = 16  # closest pair must be farther apart than this many dtype epsilons (scaled)
@@ -75,7 +76,11 @@ def _entry(value: float, threshold: float, passed: bool, note: str, *, applies: 
 
 def _uniqueness(measured: SignalPass, max_offset: int) -> PropertyScore:
     found, near = measured.closest, measured.near
-    value, (i, j) = min((found["distance"], found["pair"]), (near["distance"], near["pair"]))
+    # The two searches' picks, as squared distances: within its noise of the smaller, the first pair wins.
+    picks = sorted((found, near), key=lambda pick: pick["pair"])
+    squared = torch.tensor([pick["distance"] for pick in picks], dtype=torch.float64) ** 2
+    winner = picks[first_low(squared, torch.tensor([pick["noise"] for pick in picks])) or 0]
+    value, (i, j) = winner["distance"], winner["pair"]
     eps = torch.finfo(measured.dtype).eps if measured.dtype.is_floating_point else 0.0
     threshold = UNIQUENESS_EPS * eps * measured.bounds["max_abs"] * math.sqrt(measured.width)
     where = (f"exact over all {found['pairs']:,} pairs" if found["stride"] == 1 else

@@ -13,12 +13,15 @@ the sums across blocks).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import cast
 
 import torch
 
 from posemb_cli.measures.neighbours import NeighbourTotals, _band_dots, neighbour_block_rows, row_norms
+from posemb_cli.measures.ties import FirstLow, distance_noise, value_noise
 
 # Values per sub-block of a float64 difference: its temporaries stay small.
 _NORM_BLOCK_ELEMENTS = 1 << 18
@@ -69,32 +72,33 @@ class NormsAndNeighbours:
 
 
 class LargestAbs:
-    """``pairs.largest_abs``: largest |x| overall and where, over the first half, and the norms' range."""
+    """``pairs.largest_abs``: largest |x| overall (never a NaN), the first row within rounding noise of it
+    (``ties.value_noise`` of the signal's dtype), over the first half, and the norms' range."""
 
     grain, overlap = 1, 0
 
     def __init__(self, rows: int) -> None:
         self.half = max(1, (rows + 1) // 2)
-        self.best, self.at, self.first = 0.0, 0, 0.0
+        self.first = 0.0
+        self.peak: FirstLow[int] = FirstLow()  # over -|x|: the first row within noise of the largest
         self.low, self.high = math.inf, 0.0
 
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
         step = max(1, _PEAK_BLOCK_ELEMENTS // max(rows.shape[1], 1))
+        noise = value_noise(rows.dtype)
         for first in range(start, stop, step):
             block = rows[first - start:min(first + step, stop) - start]
             # (b,) the largest |x| of each row, exact in the signal's dtype, from its largest and smallest value
-            # (two reductions, no |x| copy; NaN stays NaN).
-            peaks = torch.maximum(block.amax(dim=1), block.amin(dim=1).neg())
+            # (two reductions, no |x| copy; a row with a NaN has a NaN peak, which never counts).
+            peaks = torch.maximum(block.amax(dim=1), block.amin(dim=1).neg()).to(torch.float64)
             norms = torch.linalg.vector_norm(block.to(compute_dtype(rows.dtype)), dim=1)
             self.low, self.high = min(self.low, float(norms.min())), max(self.high, float(norms.max()))
-            value, where = float(peaks.max()), int(peaks.argmax())
-            if value > self.best:
-                self.best, self.at = value, first + where
+            self.peak.feed(-peaks, noise * peaks.abs(), partial(operator.add, first))
             if first < self.half:
-                self.first = max(self.first, float(peaks[: self.half - first].max()))
+                self.first = max(self.first, float(peaks[: self.half - first].nan_to_num(nan=0.0).max()))
 
     def result(self) -> dict:
-        return {"max_abs": self.best, "at": self.at, "first_half": self.first,
+        return {"max_abs": max(0.0, -self.peak.low), "at": self.peak.pick(0), "first_half": self.first,
                 "norm_min": self.low if math.isfinite(self.low) else 0.0, "norm_max": self.high}
 
 
@@ -127,12 +131,19 @@ class StridedSample:
         return self.rows  # (M, F)
 
 
+def neighbour_pair(first: int, flat: int, max_offset: int) -> tuple[int, int]:
+    """The pair (p, p + k) at ``flat`` of a (b, K) block of neighbour values whose row 0 is position ``first``."""
+    p = first + flat // max_offset
+    return p, p + 1 + flat % max_offset
+
+
 class NeighbourMinimum:
     """The closest pair (p, p + k), k = 1..K, and its exact distance (``pairs.neighbour_min_distance``).
 
     Squared distances come from the norms and the neighbour dot products that ``norms_from``
-    (fed before it, same block) computed: no product of its own. The first pair (p, then k) at
-    the smallest squared distance is kept and measured exactly in float64 from its two rows.
+    (fed before it, same block) computed: no product of its own. The first pair (p, then k)
+    within its rounding noise (``ties.distance_noise``) of the smallest squared distance is
+    reported, with its distance measured exactly in float64 from its two rows.
     """
 
     grain = 1
@@ -141,36 +152,42 @@ class NeighbourMinimum:
         self.rows, self.norms_from = rows, norms_from
         self.max_offset = max_offset
         self.overlap = max_offset
-        self.best, self.pair = math.inf, (0, 1)
-        self.rows_of_pair: tuple[torch.Tensor, torch.Tensor] | None = None
+        self.search: FirstLow[dict] = FirstLow()
+        self.first_pair: dict | None = None  # positions 0 and 1: reported when no distance compares (NaN rows)
 
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
-        if start == 0:  # the pair reported when no distance compares (NaN rows): positions 0 and 1
-            self.rows_of_pair = (rows[0].clone(), rows[1].clone())
         norms, dots = self.norms_from.norms, self.norms_from.dots  # (n,) and (b, K) float64: this block's
         if norms is None or dots is None:
             raise ValueError("NeighbourMinimum reads the block after NormsAndNeighbours has")
         squares = norms ** 2
         device = rows.device
-        local = torch.arange(stop - start, device=device)[:, None]  # (b, 1)
-        partner = local + torch.arange(1, self.max_offset + 1, device=device)[None, :]  # (b, K), block-relative
-        valid = start + partner < self.rows
-        partner = partner.clamp(max=rows.shape[0] - 1)
-        dist2 = torch.where(valid, squares[:stop - start, None] + squares[partner] - 2 * dots, math.inf)
-        value, flat = float(dist2.min()), int(dist2.argmin())
-        if value < self.best:
-            i = flat // self.max_offset
-            j = i + 1 + flat % self.max_offset
-            self.best, self.pair = value, (start + i, start + j)
-            self.rows_of_pair = (rows[i].clone(), rows[j].clone())
+        noise = distance_noise(rows.dtype, compute_dtype(rows.dtype), rows.shape[1])
+        offsets = torch.arange(1, self.max_offset + 1, device=device)[None, :]  # (1, K)
+        if start == 0:
+            self.first_pair = self._at(rows, 0, 0, None, 0)
+        step = max(1, _NORM_BLOCK_ELEMENTS // self.max_offset)  # rows per sub-block: small (s, K) temporaries
+        for first in range(0, stop - start, step):
+            last = min(first + step, stop - start)
+            partner = torch.arange(first, last, device=device)[:, None] + offsets  # (s, K), block-relative
+            valid = start + partner < self.rows
+            partner = partner.clamp(max=rows.shape[0] - 1)
+            scale = squares[first:last, None] + squares[partner]  # (s, K)
+            dist2 = torch.where(valid, scale - 2 * dots[first:last], math.inf)
+            spread = scale.mul_(noise)
+            self.search.feed(dist2, spread, partial(self._at, rows, start, first, spread))
+
+    def _at(self, rows: torch.Tensor, start: int, first: int, noise: torch.Tensor | None, flat: int) -> dict:
+        """The pair at ``flat`` of the (s, K) distances from row ``first`` of the block at ``start``, measured
+        exactly in float64 from its rows."""
+        i, j = neighbour_pair(first, flat, self.max_offset)
+        exact = float(torch.linalg.vector_norm(rows[j].to(torch.float64) - rows[i].to(torch.float64)))
+        spread = 0.0 if noise is None else float(noise.reshape(-1)[flat])
+        return {"distance": exact, "pair": [start + i, start + j], "noise": spread}
 
     def result(self) -> dict:
-        i, j = self.pair
-        if self.rows_of_pair is None:
+        if self.first_pair is None:
             raise ValueError("NeighbourMinimum.result() before any block was fed")
-        first, second = self.rows_of_pair
-        exact = float(torch.linalg.vector_norm(second.to(torch.float64) - first.to(torch.float64)))
-        return {"distance": exact, "pair": [int(i), int(j)]}
+        return self.search.pick(self.first_pair)
 
 
 class SignalMatch:

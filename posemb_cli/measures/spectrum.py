@@ -7,7 +7,11 @@ component is one curve over positions: ``scores[:, j] = U[:, j] * S[j]``.
 ``explained_variance[j]`` is ``S[j]**2 / sum(S**2)``; ``periods[j]`` is
 ``L / argmax_{f >= 1} |rfft(scores[:, j])|``, the rows per cycle of the
 component's strongest non-constant frequency. Each component's sign is fixed
-so that its largest entry is positive.
+so that its largest entry is positive. Both picks take the first candidate within
+rounding noise of the largest (``ties``; the noise of the table's dtype: 4 eps
+sqrt(L) times the component's norm for a frequency, times its largest |entry| for
+an entry), so two equally strong frequencies or a +/- pair of equal peaks give the
+same pick on every CPU.
 
 Up to a budget the SVD is exact (float64). Above it, a seeded randomized
 range finder with two power iterations reads the table block by block in
@@ -17,6 +21,7 @@ ever made; the report names the method.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +33,7 @@ _TOTAL_ELEMENTS = 1 << 20
 _OVERSAMPLE = 8
 _POWER_ITERATIONS = 2
 _SEED = 0
+_TIE_ULPS = 4.0  # rounding noise: this many eps of the data, times sqrt(L) and the scale
 
 __all__ = ["TOP", "Spectrum", "dominant_periods", "table_spectrum"]
 
@@ -49,14 +55,40 @@ class Spectrum:
                 "frequency_bins": self.frequency_bins, "method": self.method}
 
 
-def dominant_periods(scores: np.ndarray) -> tuple[list[float | None], list[int | None]]:
-    """Rows per cycle of each column's strongest frequency f >= 1, and f; None for fewer than 2 rows."""
+def dominant_periods(scores: np.ndarray, eps: float = float(np.finfo(np.float64).eps)
+                     ) -> tuple[list[float | None], list[int | None]]:
+    """Rows per cycle of each column's strongest frequency f >= 1, and f; None for fewer than 2 rows.
+
+    Args:
+        scores: (L, k) float64 components.
+        eps: the rounding unit of the data they come from: magnitudes within 4 eps sqrt(L) |scores[:, j]|
+            of the strongest tie, and the lowest frequency among them is taken.
+    """
+    import torch
+
+    from posemb_cli.measures.ties import first_high
+
     rows = scores.shape[0]
     if rows < 2:
         return [None] * scores.shape[1], [None] * scores.shape[1]
     magnitude = np.abs(np.fft.rfft(scores, axis=0))[1:]  # (L//2, k): bins 1..L//2
-    bins: list[int | None] = [int(b) + 1 for b in magnitude.argmax(axis=0)]
+    noise = _TIE_ULPS * eps * math.sqrt(rows) * np.linalg.norm(scores, axis=0)  # (k,)
+    bins: list[int | None] = [(first_high(torch.from_numpy(magnitude[:, j]), float(noise[j])) or 0) + 1
+                              for j in range(scores.shape[1])]
     return [rows / b for b in bins if b is not None], bins
+
+
+def _signs(scores: np.ndarray, eps: float) -> np.ndarray:
+    """(k,) the sign of each column's first entry within 4 eps sqrt(L) of its largest |entry| (1 for zero)."""
+    import torch
+
+    from posemb_cli.measures.ties import first_high
+
+    size = np.abs(scores)
+    noise = _TIE_ULPS * eps * math.sqrt(scores.shape[0]) * size.max(axis=0, initial=0.0)  # (k,)
+    signs = [np.sign(scores[first_high(torch.from_numpy(size[:, j]), float(noise[j])) or 0, j])
+             for j in range(scores.shape[1])]
+    return np.where(np.array(signs) == 0, 1.0, np.array(signs))
 
 
 def _blocks(rows: int, dim: int, elements: int = _BLOCK_ELEMENTS):
@@ -124,10 +156,10 @@ def table_spectrum(table, top: int = TOP) -> Spectrum:
     else:
         scores, singular, total = _randomized(table, mean, top)
         method = "randomized"
+    eps = float(torch.finfo(table.dtype).eps) if table.dtype.is_floating_point else float(np.finfo(np.float64).eps)
     scores = scores.cpu().numpy()
-    flip = np.sign(scores[np.abs(scores).argmax(axis=0), np.arange(scores.shape[1])])
-    scores = scores * np.where(flip == 0, 1.0, flip)
+    scores = scores * _signs(scores, eps)
     explained = [float(s) ** 2 / total if total > 0 else 0.0 for s in singular.tolist()]
-    periods, bins = dominant_periods(scores)
+    periods, bins = dominant_periods(scores, eps)
     return Spectrum(rows=rows, explained_variance=explained, periods=periods, frequency_bins=bins, method=method,
                     scores=scores)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 
+from posemb_cli.render.fit import whole
 from posemb_cli.render.format import header
 from posemb_cli.render.layer_types import layer_types_table
 from posemb_cli.render.pictures import pictures
@@ -26,7 +27,7 @@ def render_compare(report: CompareReport) -> Group:
     results = report.results
     sources = [line for line in map(source_line, results) if line is not None]  # a real model's table
     return Group(header(report.config, "compare"), *sources, shapes_table(results), params_table(results),
-                 decay_comparison(results), *compare_parts(results))
+                 decay_comparison(results), *map(whole, compare_parts(results)))
 
 
 def render_inspect(report: InspectReport) -> Group:
@@ -49,4 +50,4 @@ def render_inspect(report: InspectReport) -> Group:
     parts.extend(spectrum_parts(result))
     if result.pictures.get("heatmap") is not None:  # pictures were asked for (not --json, not --no-plot)
         parts.extend(pictures(result))
-    return Group(*parts)
+    return Group(*map(whole, parts))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 
 from rich import box
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from posemb_cli.render.fit import whole
 from posemb_cli.render.format import general, header
 from posemb_cli.run.documents import OrderReport
 
@@ -42,8 +43,8 @@ def order_table(report: OrderReport) -> Table:
     return table
 
 
-def render_order(report: OrderReport) -> Group:
+def render_order(report: OrderReport) -> RenderableType:
     note = Text(f"One seeded head, no mask, pre-normalised inputs. Equivariant: relative gap at most "
                 f"{general(report.results[0]['rounding_level'])} (1000 machine epsilons). "
                 "ALiBi uses its steepest head.", style="dim")
-    return Group(header(report.config, "order"), order_table(report), note)
+    return whole(Group(header(report.config, "order"), order_table(report), note))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import cast
 
-from rich.console import Group, JustifyMethod
+from rich.console import Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from posemb_cli.render.fit import whole
 from posemb_cli.render.format import general
 from posemb_cli.run.documents import PaddingReport
 
@@ -29,7 +30,7 @@ def why(result: dict, pad: int) -> str:
     return f"{acts_on} see the shift by {pad}"
 
 
-def render_padding(report: PaddingReport) -> Group:
+def render_padding(report: PaddingReport) -> RenderableType:
     pad = report.config["pad"]
     table = Table(title=f"Left padding with {pad} masked pad tokens: largest change of the real tokens' outputs",
                   title_justify="left",
@@ -44,8 +45,8 @@ def render_padding(report: PaddingReport) -> Group:
         table.add_row(scheme, result["position_ids"], general(result["max_abs_diff"]),
                       general(result["relative_diff"]), mark, why(result, pad))
     if report.source is None:
-        return Group(table)
+        return whole(Group(table))
     source = report.source
     where = source.get("checkpoint") or source.get("config")
     line = Text(f"{where}: {source.get('kind')} ({source.get('decided_by')})", style="dim")
-    return Group(line, table)
+    return whole(Group(line, table))

@@ -144,26 +144,27 @@ def relative_line(result: SchemeReport) -> Text:
     return text
 
 
-def decay_curve(result: SchemeReport) -> Text:
-    """The RoFormer bound against log distance, as a few rows of block characters."""
+def decay_curve(result: SchemeReport, *, cell: int = 2) -> Group:
+    """The RoFormer bound against log distance, as a few rows of block characters ``cell`` wide per distance."""
     points = _figures(result).long_term_decay or []
     bounds = [point.bound for point in points]
     low, high = min(bounds), max(bounds)
     span = (high - low) or 1.0
     heights = [round((b - low) / span * (_CURVE_ROWS * 8 - 1)) + 1 for b in bounds]
-    text = Text("Long-term decay (RoFormer 3.4.3): relative upper bound of q·k against distance, log scale\n",
-                style="bold")
+    title = Text("Long-term decay (RoFormer 3.4.3): relative upper bound of q·k against distance, log scale",
+                 style="bold")
+    text = Text(no_wrap=True)  # drawn whole or not at all: ``Fitted`` picks the cell width that fits
     for row in range(_CURVE_ROWS - 1, -1, -1):
         label = general(high) if row == _CURVE_ROWS - 1 else (general(low) if row == 0 else "")
         text.append(f"{label:>9} ┤", style="dim")
         for height in heights:
             level = min(max(height - row * 8, 0), 8)
-            text.append(_LEVELS[level] * 2, style="cyan")
+            text.append(_LEVELS[level] * cell, style="cyan")
         text.append("\n")
     first, last = points[0].distance, points[-1].distance
-    axis = f"d={first}".ljust(len(points) * 2 - len(f"{last}")) + f"{last}"
+    axis = f"d={first}".ljust(len(points) * cell - len(f"{last}")) + f"{last}"
     text.append(" " * 10 + "└" + axis, style="dim")
-    return text
+    return Group(title, text)
 
 
 def alibi_table(result: SchemeReport) -> Table:
@@ -197,9 +198,10 @@ def inspect_parts(result: SchemeReport) -> list:
     if figures.slopes is not None:
         parts.append(alibi_table(result))
     if figures.long_term_decay:
-        parts.append(decay_curve(result))
+        parts.append(Fitted(lambda: decay_curve(result), lambda: decay_curve(result, cell=1)))
     parts += [line for line in (context_bound_line(figures),) if line is not None]
-    parts += [scorecard_detail(result), scorecard_notes(result)]
+    # the detail's six columns, or the comparison's two-line cells where those do not fit
+    parts += [Fitted(lambda: scorecard_detail(result), lambda: _scorecard_table([result])), scorecard_notes(result)]
     return parts
 
 

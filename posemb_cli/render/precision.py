@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import cast
 
+from rich import box
 from rich.console import Group, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
+from posemb_cli.render.fit import Fitted, whole
 from posemb_cli.render.format import general
 from posemb_cli.run.documents import PrecisionReport
 
@@ -36,9 +38,12 @@ def _summary(report: PrecisionReport) -> Table:
     return table
 
 
-def _by_position(report: PrecisionReport) -> Table:
-    table = Table(title="Phase error (rad) at log-spaced positions", title_justify="left")
-    table.add_column("position", justify="right")
+def _by_position(report: PrecisionReport, *, compact: bool) -> Table:
+    """compact: no vertical rules and ``p`` for the position, so six figure columns fit in 80 columns."""
+    title = "Phase error (rad) at log-spaced positions" + (" p" if compact else "")
+    table = (Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False) if compact
+             else Table(title=title, title_justify="left"))
+    table.add_column("p" if compact else "position", justify="right", no_wrap=True)
     for result in report.results:
         table.add_column(f"{_SHORT[result.dtype]}\n{result.recipe}", justify="right", no_wrap=True)
     for index, row in enumerate(report.results[0].by_position):
@@ -48,4 +53,5 @@ def _by_position(report: PrecisionReport) -> Table:
 
 
 def render_precision(report: PrecisionReport) -> Group:
-    return Group(_summary(report), _by_position(report))
+    return Group(whole(_summary(report)), Fitted(lambda: _by_position(report, compact=False),
+                                                 lambda: _by_position(report, compact=True)))

@@ -7,10 +7,10 @@ A model with layers says what each group of equal layers does: ``0-4, 6-10: base
 
 from __future__ import annotations
 
-from rich.table import Table
 from rich.text import Text
 
 from posemb_cli.core.wording import layer_ranges
+from posemb_cli.render.fit import KeyValues
 from posemb_cli.render.format import general
 from posemb_cli.run.report import SchemeReport
 
@@ -92,7 +92,7 @@ def _table_rows(source: dict) -> list[tuple[str, str]]:
     return rows
 
 
-def source_line(result: SchemeReport) -> Table | None:
+def source_line(result: SchemeReport) -> KeyValues | None:
     """The source of a real model's signal as a two-column grid, or None for a scheme built from flags."""
     source = None if result.source is None else result.source.source()
     if not source:
@@ -126,9 +126,7 @@ def source_line(result: SchemeReport) -> Table | None:
 
         rows.append(("patches", f"grid {result.grid['side']}x{result.grid['side']}: mean cos by row distance 1.. "
                                 f"{means('by_row_distance')}; by column distance 1.. {means('by_column_distance')}"))
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="dim", no_wrap=True)
-    grid.add_column(overflow="fold")
+    grid = KeyValues()
     for key, value in rows:
         grid.add_row(f"  {key}" if key else "", Text(value, style="bold" if key == "source" else ""))
     return grid

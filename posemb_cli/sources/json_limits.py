@@ -1,8 +1,12 @@
-"""JSON read within bounds: a size limit before the bytes are read, a depth limit before they are parsed.
+"""JSON read within bounds: a size limit before the bytes are read, a depth and a memory limit before they are parsed.
 
 Python's parser recurses once per nesting level, so a file of 100,000 ``[``
 would end in RecursionError, and a 10 GiB file in MemoryError; both are
-refused here, naming the flag and file, with what the limit is.
+refused here, naming the flag and file, with what the limit is. Below the size
+limit, the Python objects a text parses into can still take 40 times its bytes
+(50 MB of ``{},`` is 1.2 GB of empty dicts): ``parse_bytes`` estimates them from
+the text before parsing, and a text whose estimate is past the memory this
+process has free is refused with it.
 """
 
 from __future__ import annotations
@@ -12,15 +16,22 @@ import os
 import re
 
 from posemb_cli.errors import PosembError, brief
-from posemb_cli.sources.limits import MAX_JSON_BYTES, MAX_JSON_DEPTH, format_bytes
+from posemb_cli.sources.limits import MAX_JSON_BYTES, MAX_JSON_DEPTH, format_bytes, require_memory
 
-__all__ = ["JSON_EXPANSION", "json_depth", "parse_json", "read_json_file", "refuse_large_json"]
+__all__ = ["JSON_EXPANSION", "json_depth", "parse_bytes", "parse_json", "read_json_file", "refuse_large_json"]
 
 # Python objects from JSON take about this many times the text's bytes (a small int: a 28-byte object
 # and an 8-byte list slot for 2 to 3 characters of text).
 JSON_EXPANSION = 16
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_DEPTH_CHUNK = 1 << 20  # brackets scanned at a time
+# Bytes of Python objects per token of JSON text, upper bounds measured with tracemalloc (CPython 3.11):
+# a container (a list of 4 slots or an empty dict, and its slot: 96), an element after a comma (its slot and
+# a number, or a string's object: 64), a key after a colon (the same and its dict entry: 184), and per byte of
+# text (the bytes, the decoded text and the strings made from it: 3 for ASCII, 9 where a character may take 4).
+_PER_CONTAINER, _PER_ELEMENT, _PER_KEY = 96, 64, 184
+_PER_BYTE_ASCII, _PER_BYTE = 3, 9
 
 
 def json_depth(data: bytes) -> int:
@@ -28,11 +39,20 @@ def json_depth(data: bytes) -> int:
     import numpy as np
 
     brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
-    if not brackets:
-        return 0
-    codes = np.frombuffer(brackets, dtype=np.uint8)
-    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1).astype(np.int64)
-    return int(np.cumsum(steps).max())
+    depth = deepest = 0
+    for start in range(0, len(brackets), _DEPTH_CHUNK):  # in chunks: a few MiB whatever the text's size
+        codes = np.frombuffer(brackets, dtype=np.uint8, count=min(_DEPTH_CHUNK, len(brackets) - start), offset=start)
+        running = np.cumsum(np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)) + depth
+        deepest, depth = max(deepest, int(running.max())), int(running[-1])
+    return deepest
+
+
+def parse_bytes(data: bytes) -> int:
+    """An upper bound on the memory parsing ``data`` takes, from its brackets, commas, colons and length."""
+    containers = data.count(b"[") + data.count(b"{")
+    per_byte = _PER_BYTE_ASCII if data.isascii() else _PER_BYTE
+    return (_PER_CONTAINER * containers + _PER_ELEMENT * data.count(b",") + _PER_KEY * data.count(b":")
+            + per_byte * len(data))
 
 
 def refuse_large_json(what: str, size: int | None) -> PosembError:
@@ -51,8 +71,10 @@ def parse_json(data: bytes, what: str, *, hint: str = "") -> object:
         hint: what a readable file holds, added to the refusal of unreadable bytes.
 
     Raises:
-        PosembError: nested deeper than MAX_JSON_DEPTH, not UTF-8, or not JSON.
+        PosembError: its objects would not fit in the memory free, nested deeper than MAX_JSON_DEPTH, not
+            UTF-8, or not JSON.
     """
+    require_memory(what, parse_bytes(data), detail=f"parsing {format_bytes(len(data))} of JSON into Python objects")
     depth = json_depth(data)
     if depth > MAX_JSON_DEPTH:
         raise PosembError(f"{what}: JSON nested {depth} levels deep; at most {MAX_JSON_DEPTH} levels are read")

@@ -2,8 +2,11 @@
 
 Every file is sized first, from its header (npy, safetensors, a checkpoint's
 shapes) or from ``os.stat``, and refused (exit 2) with the estimate when it
-would not fit in the memory that is free. Human units stop at EiB: a
-declared size past that reads "more than 1 EiB", not a 20-digit figure.
+would not fit in the memory that is free: the machine's available memory, or
+less where the process runs under its own limit (``ulimit -v`` on its address
+space, ``ulimit -d`` on its data), which a memory map counts against too.
+Human units stop at EiB: a declared size past that reads "more than 1 EiB",
+not a 20-digit figure.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import os
 from posemb_cli.errors import PosembError
 
 __all__ = ["MAX_COUNT", "MAX_COUNT_TEXT", "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "cpu_available_bytes", "format_bytes",
-           "require_memory"]
+           "process_headroom", "require_mapping", "require_memory"]
 
 # Every count (rows, features, batch, tokens, heads, rounds), from a flag or a file, is at most this before
 # torch or NumPy sees it: past it no real model lies, and a product of two would overflow an int64.
@@ -35,8 +38,7 @@ def format_bytes(count: float) -> str:
     raise AssertionError("unreachable")
 
 
-def cpu_available_bytes() -> int | None:
-    """Memory free for new allocations on this machine, or None when the system does not say."""
+def _machine_available() -> int | None:
     try:
         with open("/proc/meminfo") as meminfo:
             for line in meminfo:
@@ -50,6 +52,43 @@ def cpu_available_bytes() -> int | None:
         return None
 
 
+def _status_bytes(field: str) -> int:
+    """A ``Vm...`` size of this process from /proc/self/status; 0 where the system does not say."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def process_headroom() -> tuple[int, str] | None:
+    """Bytes this process may still map or allocate under its own limits, and which limit; None when unlimited."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system: no such limits
+        return None
+    room = []
+    for limit, field, name in ((resource.RLIMIT_AS, "VmSize", "its address-space limit (ulimit -v)"),
+                               (resource.RLIMIT_DATA, "VmData", "its data limit (ulimit -d)")):
+        soft = resource.getrlimit(limit)[0]
+        if soft != resource.RLIM_INFINITY:
+            room.append((max(0, soft - _status_bytes(field)), name))
+    return min(room) if room else None
+
+
+def cpu_available_bytes() -> int | None:
+    """Memory free for new allocations by this process, or None when the system does not say.
+
+    The machine's available memory, or what the process's own limits (address space, data) leave, if less.
+    """
+    room = process_headroom()
+    bounds = [bound for bound in (_machine_available(), room[0] if room else None) if bound is not None]
+    return min(bounds) if bounds else None
+
+
 def require_memory(what: str, needed: int, *, detail: str = "") -> None:
     """Refuse, naming ``what`` (a flag and file), when reading it needs more memory than is free.
 
@@ -61,5 +100,19 @@ def require_memory(what: str, needed: int, *, detail: str = "") -> None:
     free = cpu_available_bytes()
     if free is not None and needed > free:
         made_of = f" ({detail})" if detail else ""
-        raise PosembError(f"{what}: reading it needs about {format_bytes(needed)}{made_of} but "
-                          f"{format_bytes(free)} is free; give a smaller file")
+        room = process_headroom()
+        left = (f"{format_bytes(free)} is left under {room[1]}" if room is not None and room[0] <= free
+                else f"{format_bytes(free)} is free")
+        raise PosembError(f"{what}: reading it needs about {format_bytes(needed)}{made_of} but {left}; "
+                          "give a smaller file")
+
+
+def require_mapping(what: str, size: int) -> None:
+    """Refuse, naming ``what``, when memory-mapping ``size`` bytes of it would pass this process's own limits.
+
+    A map takes address space, not memory: only ``ulimit -v`` (and ``-d`` for a private map) bound it.
+    """
+    room = process_headroom()
+    if room is not None and size > room[0]:
+        raise PosembError(f"{what}: mapping its {format_bytes(size)} into memory needs that much address space "
+                          f"but {format_bytes(room[0])} is left under {room[1]}; give a smaller file")

@@ -20,14 +20,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError, brief
-from posemb_cli.sources.limits import format_bytes, require_memory
+from posemb_cli.sources.limits import format_bytes, require_mapping, require_memory
 
 if TYPE_CHECKING:
     from posemb_cli.sources.model_kind import ModelKind
 
 SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".gguf")
-_SAFETENSORS_SIZES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
-                      "U16": 2, "U32": 4, "U64": 8, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}
 _DIRECTORY_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 
 
@@ -106,23 +104,25 @@ def _open_directory(path: str, flag: str) -> TensorFile:
 
 
 def _open_safetensors(path: str, flag: str, model_config: dict | None) -> TensorFile:
+    from posemb_cli.sources.safetensors_header import read_safetensors_header
+
+    what = f"{flag} {path}"
+    header = read_safetensors_header(path, what)  # every tensor sized before anything is mapped
+    require_mapping(what, header.file_size)  # safe_open maps the whole file
     from safetensors import SafetensorError, safe_open
 
     try:
-        with safe_open(path, framework="pt", device="cpu") as handle:
-            slices = {name: handle.get_slice(name) for name in handle.keys()}
-            shapes = {name: tuple(piece.get_shape()) for name, piece in slices.items()}
-            nbytes = {name: math.prod(shapes[name]) * _SAFETENSORS_SIZES.get(piece.get_dtype(), 8)
-                      for name, piece in slices.items()}
+        with safe_open(path, framework="pt", device="cpu") as handle:  # checks the header against the data
+            for name in handle.keys():
+                handle.get_slice(name)
     except (SafetensorError, OSError, ValueError) as exc:
-        raise PosembError(f"{flag} {path}: not a valid safetensors file ({brief(exc)})") from None
-    except RuntimeError as exc:  # the file is memory-mapped whole: a declared size past what the system maps
-        if "mmap" not in str(exc):
+        raise PosembError(f"{what}: not a valid safetensors file ({brief(exc)})") from None
+    except (MemoryError, RuntimeError) as exc:  # the system refused the map: more than it will commit
+        if isinstance(exc, RuntimeError) and "mmap" not in str(exc):
             raise
-        size = os.stat(path).st_size
-        require_memory(f"{flag} {path}", size, detail="the file is mapped whole")
-        raise PosembError(f"{flag} {path}: its {format_bytes(size)} cannot be mapped into memory here "
-                          f"({brief(str(exc).split(': ')[-1])}); give a smaller file") from None
+        require_memory(what, header.file_size, detail="the file is mapped whole")
+        raise PosembError(f"{what}: its {format_bytes(header.file_size)} cannot be mapped into memory here "
+                          f"({brief(str(exc).split(': ')[-1]) or type(exc).__name__}); give a smaller file") from None
 
     def read(name: str):
         from posemb_cli.sources.safetensors_map import mapped_tensor
@@ -133,7 +133,7 @@ def _open_safetensors(path: str, flag: str, model_config: dict | None) -> Tensor
         with safe_open(path, framework="pt", device="cpu") as handle:
             return handle.get_tensor(name)  # only this tensor's bytes are read
 
-    return TensorFile(path, "safetensors", shapes, read, model_config, nbytes)
+    return TensorFile(path, "safetensors", header.shapes(), read, model_config, header.nbytes())
 
 
 def _open_sharded(index_path: str, flag: str, model_config: dict | None, *, display: str) -> TensorFile:

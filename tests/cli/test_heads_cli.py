@@ -230,8 +230,14 @@ def test_a_family_whose_norms_posemb_does_not_know_is_refused(tmp_path, llama):
 
 def test_a_layer_that_does_not_fit_in_memory_is_refused(llama, monkeypatch):
     import posemb_cli.sources.limits as limits
+    import posemb_cli.sources.qk_weights as qk_weights
 
-    monkeypatch.setattr(limits, "cpu_available_bytes", lambda: 1024)
+    def short_of_memory(what: str, needed: int, *, detail: str = "") -> None:  # the config's read still fits
+        with monkeypatch.context() as patched:
+            patched.setattr(limits, "cpu_available_bytes", lambda: 1024)
+            limits.require_memory(what, needed, detail=detail)
+
+    monkeypatch.setattr(qk_weights, "require_memory", short_of_memory)
     check_refused(["heads", "--checkpoint", llama], "layer 0's query and key weights: reading it needs about")
 
 

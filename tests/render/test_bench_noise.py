@@ -26,7 +26,8 @@ def test_ranked_by_median_fastest_first():
     text = render([row("learned", 3e-3, 0.01), row("sinusoidal", 1e-3, 0.01), row("rope", 2e-3, 0.01)])
     order = [name for line in text.splitlines() for name in ("learned", "sinusoidal", "rope")
              if line.strip().startswith(name)]
-    assert order == ["sinusoidal", "rope", "learned"]
+    # at 80 columns the figures are split over two tables, each ranked the same way
+    assert order and order == ["sinusoidal", "rope", "learned"] * (len(order) // 3)
     assert "noisy" not in text
 
 
