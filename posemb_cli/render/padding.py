@@ -48,5 +48,8 @@ def render_padding(report: PaddingReport) -> RenderableType:
         return whole(Group(table))
     source = report.source
     where = source.get("checkpoint") or source.get("config")
-    line = Text(f"{where}: {source.get('kind')} ({source.get('decided_by')})", style="dim")
+    decided = source.get("decided_by", "")
+    for rule in (report.model or {}).get("rules", []):
+        decided = decided.replace(f"; {rule}", "")
+    line = Text(f"{where}: {source.get('kind')} ({decided})", style="dim")
     return whole(Group(line, table))
