@@ -110,13 +110,15 @@ def _layers(meta: _Meta, count: int, global_block: dict, base: float, rules: lis
     if arch == "llama4":
         step = count if window == 0 else rules_of.NO_ROPE_STEP["llama4"]
         rotates = [int((i + 1) % step != 0) for i in range(count)]
-        chunk = None if window == 0 else window or rules_of.LLAMA4_CHUNK
+        chunk = None if window == 0 else rules_of.LLAMA4_CHUNK  # llama.cpp sets the chunk itself
         out.update(no_rope_layers=rotates, attention_chunk_size=chunk,
                    layer_types=["chunked_attention" if uses and chunk else "full_attention" for uses in rotates])
-        rules.append(f"llama.cpp's rule for llama4: no RoPE in every {ordinal(step)} layer" +
-                     (f", the others attend in chunks of {chunk}" if chunk else
-                      f" ({arch}.attention.sliding_window 0: no chunks)"))
-    elif arch in rules_of.NO_ROPE_STEP:
+        rules.append(f"llama.cpp's rule for llama4: no RoPE in every {ordinal(step)} layer, the others attend "
+                     f"in chunks of {chunk}" if chunk else
+                     f"llama.cpp's rule for llama4 with {arch}.attention.sliding_window 0: no chunks, and no RoPE in "
+                     "the last layer")
+        return out
+    if arch in rules_of.NO_ROPE_STEP:
         step = rules_of.NO_ROPE_STEP[arch]
         out["no_rope_layers"] = [int((i + 1) % step != 0) for i in range(count)]
         rules.append(f"llama.cpp's rule for {arch}: no RoPE in every {ordinal(step)} layer")

@@ -89,6 +89,15 @@ def test_llama4_chunks_its_rope_layers(tmp_path):
     assert [entry["window"] for entry in doc["layer_map"]] == [8192 if r else None for r in rotates]
 
 
+def test_llama4_without_chunks_leaves_rope_out_of_its_last_layer_only(tmp_path):
+    doc = posemb_doc(_write(tmp_path, "llama4", 8, **{"rope.freq_base": 5e5, "attention.sliding_window": 0}))
+    step = 8  # llama.cpp: n_no_rope_layer_step = n_layer when the file sets no window
+    assert [entry["position"] for entry in doc["layer_map"]] == [
+        "none" if (il + 1) % step == 0 else "rope" for il in range(8)]
+    assert [entry["window"] for entry in doc["layer_map"]] == [None] * 8
+    assert not any("applies no window" in rule for rule in doc["model"]["rules"])
+
+
 def test_llama_with_rope_freqs_keeps_every_layer_and_matches_transformers(tmp_path):
     divisors = np.linspace(1.0, 8.0, 8).astype(np.float32)
     path = write_gguf(tmp_path / "llama.gguf", "llama", {**BASE, "block_count": 3, "rope.freq_base": 5e5,
