@@ -13,7 +13,8 @@ from posemb_cli.core.schemes import scheme_names
 from posemb_cli.run.config import parse_scheme_list
 
 
-@opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.PLOT_FLAGS, opt.OUTPUT_FLAGS)
+@opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.PLOT_FLAGS, opt.COVERAGE_FLAGS,
+           opt.OUTPUT_FLAGS)
 def compare(
     context: typer.Context,
     schemes: Annotated[str, typer.Option("--schemes", help="Comma list of schemes to compare.",

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 @opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.CONFIG_FLAGS, opt.PICTURE_FLAGS,
-           opt.PLOT_FLAGS, opt.OUTPUT_FLAGS)
+           opt.PLOT_FLAGS, opt.COVERAGE_FLAGS, opt.OUTPUT_FLAGS)
 def inspect(
     context: typer.Context,
     scheme: Annotated[opt.SchemeName, typer.Option("--scheme", help="The scheme to inspect.",
