@@ -81,9 +81,11 @@ def _uniqueness(measured: SignalPass, max_offset: int) -> PropertyScore:
     threshold = UNIQUENESS_EPS * eps * measured.bounds["max_abs"] * math.sqrt(measured.width)
     coverage = measured.coverage
     if coverage.sampled:
-        where = (f"over all pairs of {every_nth(found['stride'], 'sampled position')} ({found['positions']:,} of "
-                 f"the {coverage.measured:,} sampled of {measured.rows:,}) and every pair up to {max_offset} apart "
-                 "from a sampled position")
+        kept = (f"all {found['pairs']:,} pairs of the {coverage.measured:,} sampled positions of {measured.rows:,}"
+                if found["stride"] == 1 else
+                f"all pairs of {every_nth(found['stride'], 'sampled position')} ({found['positions']:,} of the "
+                f"{coverage.measured:,} sampled of {measured.rows:,})")
+        where = f"over {kept} and every pair up to {max_offset} apart from a sampled position"
     elif found["stride"] == 1:
         where = f"exact over all {found['pairs']:,} pairs"
     else:

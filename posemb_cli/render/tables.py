@@ -97,17 +97,17 @@ def decay_detail(result: SchemeReport) -> Table:
     """mean, min and max over p by offset k, the formula's exact value beside them where there is one."""
     acts_on = "input" if result.signal is None else result.signal.acts_on
     over = sampled_positions(result.coverage)
-    title = {"input": "Neighbour similarity: cos(row p, row p+k) over every p of the table",
+    every = "" if over else " over every p"  # a sampled pass says which p in the caption
+    title = {"input": f"Neighbour similarity: cos(row p, row p+k){every} of the table",
              "nothing": "Neighbour similarity: no position signal (n/a)"}.get(
-        acts_on, f"Neighbour similarity of what position p carries in the {acts_on}, over every p")
+        acts_on, f"Neighbour similarity of what position p carries in the {acts_on}" + (f",{every}" if every else ""))
     rows = result.neighbour_similarity or []
     exact = bool(rows) and "exact" in rows[0]
     captions = [f"{over} (--full: every p)" if over else None,
                 "exact: the formula in float64, the same at every p; mean, min, max: as measured in the dtype"
                 if exact else None]
     caption = "\n".join(line for line in captions if line) or None
-    table = Table(title=title.replace(", over every p", "") if over else title, title_justify="left",
-                  caption=caption, caption_justify="left")
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     for name in ("k", "mean", "min", "max", *(("exact",) if exact else ())):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("mean", width=BAR_WIDTH, no_wrap=True)
