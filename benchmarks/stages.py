@@ -9,6 +9,9 @@ timed apart from the analysis.
 
     PYTHONPATH=. .venv/bin/python benchmarks/stages.py --checkpoint gpt2/model.safetensors --vocab 1024
     PYTHONPATH=. .venv/bin/python benchmarks/stages.py --scheme rope --dim 128 --head-dim 128 --ctx 10485760
+
+On a shared machine, ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1`` gives CPU seconds that other work
+barely moves (threads that wait for a busy core spin and inflate both figures).
 """
 
 from __future__ import annotations
@@ -20,23 +23,24 @@ import time
 
 
 class Marks:
-    """The run's stages as they start: (name, perf_counter)."""
+    """The run's stages as they start: (name, wall clock, process CPU time)."""
 
     def __init__(self) -> None:
-        self.marks: list[tuple[str, float]] = [("start", time.perf_counter())]
+        self.marks: list[tuple[str, float, float]] = [("start", time.perf_counter(), time.process_time())]
 
     def stage(self, name: str, total: int | None = None) -> None:
-        self.marks.append((name, time.perf_counter()))
+        self.marks.append((name, time.perf_counter(), time.process_time()))
 
     def advance(self, done: int = 1) -> None:
         return None
 
-    def durations(self) -> list[tuple[str, float]]:
-        return [(name, later - at) for (name, at), (_, later) in zip(self.marks, self.marks[1:], strict=False)]
+    def durations(self) -> list[tuple[str, float, float]]:
+        return [(name, wall - at, cpu - spent) for (name, at, spent), (_, wall, cpu)
+                in zip(self.marks, self.marks[1:], strict=False)]
 
 
-def run(flags: list[str]) -> list[tuple[str, float]]:
-    """The stages of ``posemb inspect FLAGS --json`` and their wall times, in order."""
+def run(flags: list[str]) -> list[tuple[str, float, float]]:
+    """The stages of ``posemb inspect FLAGS --json``, with their wall and CPU seconds, in order."""
     marks = Marks()
     import torch  # noqa: F401  (timed as its own stage)
 
@@ -49,7 +53,7 @@ def run(flags: list[str]) -> list[tuple[str, float]]:
 
     def open_real_model(**kwargs):
         found = opened(**kwargs)
-        marks.stage("analysis starts")
+        marks.stage("analysis starts")  # merged into the stage before the first the run names
         return found
 
     @contextlib.contextmanager
@@ -62,13 +66,13 @@ def run(flags: list[str]) -> list[tuple[str, float]]:
         app(["inspect", *flags, "--json"])  # posemb's app exits with the command's status
     marks.stage("end")
     named = marks.durations()
-    named[0] = ("import torch", named[0][1])
-    return [(name, seconds) for name, seconds in named if name != "end"]
+    named[0] = ("import torch", *named[0][1:])
+    return [entry for entry in named if entry[0] not in ("end", "analysis starts")]
 
 
 if __name__ == "__main__":
     stages = run(sys.argv[1:])
-    total = sum(seconds for _, seconds in stages)
-    for name, seconds in stages:
-        print(f"{seconds:8.3f} s  {name}")
-    print(f"{total:8.3f} s  in all")
+    print(f"{'wall':>9} {'cpu':>9}  stage")
+    for name, wall, cpu in stages:
+        print(f"{wall:8.3f}s {cpu:8.3f}s  {name}")
+    print(f"{sum(s[1] for s in stages):8.3f}s {sum(s[2] for s in stages):8.3f}s  in all")
