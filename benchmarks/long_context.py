@@ -22,6 +22,7 @@ sample of 1,048,576 positions (``coverage`` in its JSON); ``--full`` is not time
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -54,9 +55,13 @@ print([(normalised[:-k] * normalised[k:]).sum(1).double().mean().item() for k in
 """
 
 
-def run_once(command: list[str]) -> dict:
-    """Wall time and peak RSS of one fresh process running ``command``."""
-    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True, text=True, check=True)
+def run_once(command: list[str], threads: int | None = None) -> dict:
+    """Wall time and peak RSS of one fresh process running ``command`` (with ``threads`` CPU threads, if given)."""
+    env = dict(os.environ)
+    if threads is not None:  # torch's and NumPy's BLAS threads alike
+        env.update({name: str(threads) for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")})
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True, text=True, check=True,
+                         env=env)
     figures = json.loads(out.stdout)
     if figures["rc"] != 0:
         raise RuntimeError(f"{' '.join(command)} failed: {figures['stderr']}")
@@ -137,7 +142,7 @@ def curve(contexts: list[int]) -> dict[str, list[str]]:
 
 
 def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = None,
-            only: set[str] | None = None) -> dict:
+            only: set[str] | None = None, threads: int | None = None) -> dict:
     """Every case once per round, each right after an ``import torch`` process; medians per case."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "config.json"
@@ -151,8 +156,8 @@ def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = 
         floors: list[dict] = []
         for _ in range(rounds):
             for name, command in commands.items():
-                floors.append(run_once([sys.executable, "-c", "import torch"]))
-                runs[name].append(run_once(command))
+                floors.append(run_once([sys.executable, "-c", "import torch"], threads))
+                runs[name].append(run_once(command, threads))
                 print(f"  {name}: {runs[name][-1]['wall_s']:.1f} s, "
                       f"{runs[name][-1]['peak_bytes'] / 2**30:.2f} GiB", flush=True)
     torch_wall = statistics.median(run["wall_s"] for run in floors)
@@ -163,7 +168,8 @@ def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = 
         peak = max(run["peak_bytes"] for run in measured)
         results[name] = {"wall_s": wall, "ratio_to_import_torch": wall / torch_wall, "peak_bytes": peak,
                          "peak_above_import_torch_bytes": peak - torch_peak}
-    return {"import_torch": {"wall_s": torch_wall, "peak_bytes": torch_peak}, "cases": results}
+    return {"import_torch": {"wall_s": torch_wall, "peak_bytes": torch_peak}, "cases": results, "threads": threads,
+            "load_average_at_end": os.getloadavg()}
 
 
 def report(figures: dict) -> str:
@@ -184,10 +190,14 @@ if __name__ == "__main__":
     parser.add_argument("--curve", action="store_true", help="also the scaling curve, 8k to 10M positions")
     parser.add_argument("--json", metavar="PATH", help="also write every figure to PATH as JSON")
     parser.add_argument("--only", metavar="CASES", help="a comma list of case names to run (with import torch)")
+    parser.add_argument("--threads", type=int, metavar="N",
+                        help="CPU threads of every process (torch and BLAS); on a busy machine 1 keeps waiting "
+                             "threads from spinning")
     args = parser.parse_args()
     # 1,048,576 and 10,485,760 are cases of their own (rope_1m, rope_10m).
     contexts = [8192, 65536, 524288, 4194304] if args.curve else []
-    figures = measure(long=not args.no_10m, contexts=contexts, only=set(args.only.split(",")) if args.only else None)
+    figures = measure(long=not args.no_10m, contexts=contexts, only=set(args.only.split(",")) if args.only else None,
+                      threads=args.threads)
     print(report(figures))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
