@@ -76,10 +76,10 @@ def _randomized(table, mean, top: int):
 
     # Every pass centres one block at a time into the same buffer (a fresh block each time was mapped and
     # faulted in anew, which took longer than the arithmetic): the same values as table[a:b] - mean.
-    centred = torch.empty(blocks[0][1] - blocks[0][0], dim, dtype=compute, device=table.device)  # (b, D)
+    buffer = [torch.empty(blocks[0][1] - blocks[0][0], dim, dtype=compute, device=table.device)]  # (b, D)
 
     def centre(a: int, b: int) -> torch.Tensor:
-        block = centred[:b - a]
+        block = buffer[0][:b - a]
         block.copy_(table[a:b])
         return block.sub_(mean)
 
@@ -102,7 +102,7 @@ def _randomized(table, mean, top: int):
         q, _ = torch.linalg.qr(times(z))
     small = transposed_times(q).T  # (r, D) = Q^T (X - mean)
     u_small, singular, _ = torch.linalg.svd(small.to(torch.float64), full_matrices=False)
-    del centred  # freed before the float64 buffer below: one buffer at a time
+    buffer.clear()  # freed before the float64 buffer below: one buffer at a time
     # The total variance in float64, in smaller blocks: x - mean promotes x exactly to float64 (into one
     # reused 8 MiB buffer), and the block's sum of squares is its norm squared.
     mean64 = mean.to(torch.float64)
