@@ -5,7 +5,9 @@ its peak resident set (``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``: the
 parent waits for that one child only). Every case alternates with an
 ``import torch`` process in the same rounds, so that a busy machine slows both
 alike; figures are ratios to that floor, and peak memory is reported above
-``import torch``'s own peak.
+``import torch``'s own peak. CPU seconds (user + system, from the same
+``getrusage``) are reported beside the wall time: on a shared machine, with one
+thread per process (``--threads 1``), they move far less than the wall time.
 
 Cases: ``inspect --config`` on a Llama-3.1-8B config.json (131,072 positions,
 llama3 scaling; written here; one head of 128 features analysed), rope at 1,048,576 and 10,485,760 positions
@@ -41,8 +43,9 @@ import json, resource, subprocess, sys, time
 start = time.perf_counter()
 done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 wall = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-print(json.dumps({"wall_s": wall, "peak_bytes": peak, "rc": done.returncode, "stderr": done.stderr.decode()[-300:]}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_bytes": usage.ru_maxrss * 1024,
+                  "rc": done.returncode, "stderr": done.stderr.decode()[-300:]}))
 """
 
 # The lesson's per-offset loop on the same seeded learned table, as a whole process.
@@ -161,24 +164,29 @@ def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = 
                 print(f"  {name}: {runs[name][-1]['wall_s']:.1f} s, "
                       f"{runs[name][-1]['peak_bytes'] / 2**30:.2f} GiB", flush=True)
     torch_wall = statistics.median(run["wall_s"] for run in floors)
+    torch_cpu = statistics.median(run["cpu_s"] for run in floors)
     torch_peak = max(run["peak_bytes"] for run in floors)
     results = {}
     for name, measured in runs.items():
         wall = statistics.median(run["wall_s"] for run in measured)
+        cpu = statistics.median(run["cpu_s"] for run in measured)
         peak = max(run["peak_bytes"] for run in measured)
-        results[name] = {"wall_s": wall, "ratio_to_import_torch": wall / torch_wall, "peak_bytes": peak,
+        results[name] = {"wall_s": wall, "ratio_to_import_torch": wall / torch_wall, "cpu_s": cpu,
+                         "cpu_ratio_to_import_torch": cpu / torch_cpu, "peak_bytes": peak,
                          "peak_above_import_torch_bytes": peak - torch_peak}
-    return {"import_torch": {"wall_s": torch_wall, "peak_bytes": torch_peak}, "cases": results, "threads": threads,
-            "load_average_at_end": os.getloadavg()}
+    return {"import_torch": {"wall_s": torch_wall, "cpu_s": torch_cpu, "peak_bytes": torch_peak}, "cases": results,
+            "threads": threads, "load_average_at_end": os.getloadavg()}
 
 
 def report(figures: dict) -> str:
     floor = figures["import_torch"]
-    lines = [f"Long contexts (import torch: {floor['wall_s']:.2f} s, peak {floor['peak_bytes'] / 2**20:.0f} MiB)",
-             f"{'case':<26}{'wall':>10}{'x torch':>9}{'peak':>11}{'above torch':>13}"]
+    lines = [f"Long contexts (import torch: {floor['wall_s']:.2f} s, {floor['cpu_s']:.2f} s CPU, "
+             f"peak {floor['peak_bytes'] / 2**20:.0f} MiB)",
+             f"{'case':<26}{'wall':>10}{'x torch':>9}{'CPU':>9}{'x torch':>9}{'peak':>11}{'above torch':>13}"]
     for name, row in figures["cases"].items():
-        lines.append(f"{name:<26}{row['wall_s']:>9.1f}s{row['ratio_to_import_torch']:>8.1f}x"
-                     f"{row['peak_bytes'] / 2**20:>8.0f} MiB{row['peak_above_import_torch_bytes'] / 2**20:>9.0f} MiB")
+        lines.append(f"{name:<26}{row['wall_s']:>9.1f}s{row['ratio_to_import_torch']:>8.1f}x{row['cpu_s']:>8.1f}s"
+                     f"{row['cpu_ratio_to_import_torch']:>8.1f}x{row['peak_bytes'] / 2**20:>8.0f} MiB"
+                     f"{row['peak_above_import_torch_bytes'] / 2**20:>9.0f} MiB")
     return "\n".join(lines)
 
 
@@ -190,14 +198,16 @@ if __name__ == "__main__":
     parser.add_argument("--curve", action="store_true", help="also the scaling curve, 8k to 10M positions")
     parser.add_argument("--json", metavar="PATH", help="also write every figure to PATH as JSON")
     parser.add_argument("--only", metavar="CASES", help="a comma list of case names to run (with import torch)")
+    parser.add_argument("--rounds", type=int, default=1, metavar="N",
+                        help="run every case N times (each after its own import torch); medians are reported")
     parser.add_argument("--threads", type=int, metavar="N",
                         help="CPU threads of every process (torch and BLAS); on a busy machine 1 keeps waiting "
                              "threads from spinning")
     args = parser.parse_args()
     # 1,048,576 and 10,485,760 are cases of their own (rope_1m, rope_10m).
     contexts = [8192, 65536, 524288, 4194304] if args.curve else []
-    figures = measure(long=not args.no_10m, contexts=contexts, only=set(args.only.split(",")) if args.only else None,
-                      threads=args.threads)
+    figures = measure(rounds=args.rounds, long=not args.no_10m, contexts=contexts,
+                      only=set(args.only.split(",")) if args.only else None, threads=args.threads)
     print(report(figures))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
