@@ -5,21 +5,26 @@ its peak resident set (``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``: the
 parent waits for that one child only). Every case alternates with an
 ``import torch`` process in the same rounds, so that a busy machine slows both
 alike; figures are ratios to that floor, and peak memory is reported above
-``import torch``'s own peak.
+``import torch``'s own peak. CPU seconds (user + system, from the same
+``getrusage``) are reported beside the wall time: on a shared machine, with one
+thread per process (``--threads 1``), they move far less than the wall time.
 
 Cases: ``inspect --config`` on a Llama-3.1-8B config.json (131,072 positions,
 llama3 scaling; written here; one head of 128 features analysed), rope at 1,048,576 and 10,485,760 positions
 (dim 128, head_dim 128), a learned 32768 x 4096 table against the lesson's
 per-offset loop as a whole process and against the floor of any such process
 (import torch, draw the table), the same table read from a float32
-safetensors checkpoint (memory-mapped), the floor of any rope process (import
-torch, generate the probe signal once), and the scaling curve of rope from 8k
-to 10M positions.
+safetensors checkpoint (memory-mapped) against the floor of reading that file once,
+the floor of any rope process (import torch, generate the probe signal once),
+rope at the largest context accepted (2**27 positions), and the scaling curve of
+rope from 8k to 10M positions. Above 1,048,576 positions rope is measured over a
+sample of 1,048,576 positions (``coverage`` in its JSON); ``--full`` is not timed here.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -38,8 +43,9 @@ import json, resource, subprocess, sys, time
 start = time.perf_counter()
 done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 wall = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-print(json.dumps({"wall_s": wall, "peak_bytes": peak, "rc": done.returncode, "stderr": done.stderr.decode()[-300:]}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_bytes": usage.ru_maxrss * 1024,
+                  "rc": done.returncode, "stderr": done.stderr.decode()[-300:]}))
 """
 
 # The lesson's per-offset loop on the same seeded learned table, as a whole process.
@@ -52,9 +58,13 @@ print([(normalised[:-k] * normalised[k:]).sum(1).double().mean().item() for k in
 """
 
 
-def run_once(command: list[str]) -> dict:
-    """Wall time and peak RSS of one fresh process running ``command``."""
-    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True, text=True, check=True)
+def run_once(command: list[str], threads: int | None = None) -> dict:
+    """Wall time and peak RSS of one fresh process running ``command`` (with ``threads`` CPU threads, if given)."""
+    env = dict(os.environ)
+    if threads is not None:  # torch's and NumPy's BLAS threads alike
+        env.update({name: str(threads) for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")})
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True, text=True, check=True,
+                         env=env)
     figures = json.loads(out.stdout)
     if figures["rc"] != 0:
         raise RuntimeError(f"{' '.join(command)} failed: {figures['stderr']}")
@@ -79,6 +89,17 @@ from safetensors.torch import save_file
 from posemb_cli.core.embeddings import normal_weight
 table = normal_weight({rows}, {dim}, 0.02, generator=torch.Generator().manual_seed(1)).detach()
 save_file({{"transformer.wpe.weight": table}}, sys.argv[1])
+"""
+
+
+# The floor of any process that analyses a checkpoint's table: import torch, map the safetensors file and
+# read every value once (one float64 sum, block by block, as the finiteness check reads it).
+_READ = """
+import sys, torch
+from safetensors import safe_open
+with safe_open(sys.argv[1], framework="pt") as opened:
+    table = opened.get_tensor("transformer.wpe.weight")
+total = sum(float(table[start:start + 256].sum(dtype=torch.float64)) for start in range(0, table.shape[0], 256))
 """
 
 
@@ -111,9 +132,10 @@ def cases(config_path: str, checkpoint_path: str, *, long: bool) -> dict[str, li
         # The config case's signal: its one head of 128 features, 8 probes, at 131,072 positions.
         "rope_signal_floor_131k": [sys.executable, "-c", _SIGNAL.format(dim=128, ctx=131072)],
     }
+    found["read_floor_32768x4096"] = [sys.executable, "-c", _READ, checkpoint_path]
     if long:
         found["rope_10m"] = posemb(*rope, "--ctx", "10485760")
-        found["rope_signal_floor_10m"] = [sys.executable, "-c", _SIGNAL.format(dim=128, ctx=10485760)]
+        found["rope_2p27"] = posemb(*rope, "--ctx", str(1 << 27))  # the largest context accepted
     return found
 
 
@@ -123,7 +145,7 @@ def curve(contexts: list[int]) -> dict[str, list[str]]:
 
 
 def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = None,
-            only: set[str] | None = None) -> dict:
+            only: set[str] | None = None, threads: int | None = None) -> dict:
     """Every case once per round, each right after an ``import torch`` process; medians per case."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "config.json"
@@ -137,28 +159,34 @@ def measure(*, rounds: int = 1, long: bool = True, contexts: list[int] | None = 
         floors: list[dict] = []
         for _ in range(rounds):
             for name, command in commands.items():
-                floors.append(run_once([sys.executable, "-c", "import torch"]))
-                runs[name].append(run_once(command))
+                floors.append(run_once([sys.executable, "-c", "import torch"], threads))
+                runs[name].append(run_once(command, threads))
                 print(f"  {name}: {runs[name][-1]['wall_s']:.1f} s, "
                       f"{runs[name][-1]['peak_bytes'] / 2**30:.2f} GiB", flush=True)
     torch_wall = statistics.median(run["wall_s"] for run in floors)
+    torch_cpu = statistics.median(run["cpu_s"] for run in floors)
     torch_peak = max(run["peak_bytes"] for run in floors)
     results = {}
     for name, measured in runs.items():
         wall = statistics.median(run["wall_s"] for run in measured)
+        cpu = statistics.median(run["cpu_s"] for run in measured)
         peak = max(run["peak_bytes"] for run in measured)
-        results[name] = {"wall_s": wall, "ratio_to_import_torch": wall / torch_wall, "peak_bytes": peak,
+        results[name] = {"wall_s": wall, "ratio_to_import_torch": wall / torch_wall, "cpu_s": cpu,
+                         "cpu_ratio_to_import_torch": cpu / torch_cpu, "peak_bytes": peak,
                          "peak_above_import_torch_bytes": peak - torch_peak}
-    return {"import_torch": {"wall_s": torch_wall, "peak_bytes": torch_peak}, "cases": results}
+    return {"import_torch": {"wall_s": torch_wall, "cpu_s": torch_cpu, "peak_bytes": torch_peak}, "cases": results,
+            "threads": threads, "load_average_at_end": os.getloadavg()}
 
 
 def report(figures: dict) -> str:
     floor = figures["import_torch"]
-    lines = [f"Long contexts (import torch: {floor['wall_s']:.2f} s, peak {floor['peak_bytes'] / 2**20:.0f} MiB)",
-             f"{'case':<26}{'wall':>10}{'x torch':>9}{'peak':>11}{'above torch':>13}"]
+    lines = [f"Long contexts (import torch: {floor['wall_s']:.2f} s, {floor['cpu_s']:.2f} s CPU, "
+             f"peak {floor['peak_bytes'] / 2**20:.0f} MiB)",
+             f"{'case':<26}{'wall':>10}{'x torch':>9}{'CPU':>9}{'x torch':>9}{'peak':>11}{'above torch':>13}"]
     for name, row in figures["cases"].items():
-        lines.append(f"{name:<26}{row['wall_s']:>9.1f}s{row['ratio_to_import_torch']:>8.1f}x"
-                     f"{row['peak_bytes'] / 2**20:>8.0f} MiB{row['peak_above_import_torch_bytes'] / 2**20:>9.0f} MiB")
+        lines.append(f"{name:<26}{row['wall_s']:>9.1f}s{row['ratio_to_import_torch']:>8.1f}x{row['cpu_s']:>8.1f}s"
+                     f"{row['cpu_ratio_to_import_torch']:>8.1f}x{row['peak_bytes'] / 2**20:>8.0f} MiB"
+                     f"{row['peak_above_import_torch_bytes'] / 2**20:>9.0f} MiB")
     return "\n".join(lines)
 
 
@@ -166,14 +194,20 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--no-10m", action="store_true", help="leave out the 10,485,760-position run")
+    parser.add_argument("--no-10m", action="store_true", help="leave out the 10,485,760 and 2**27-position runs")
     parser.add_argument("--curve", action="store_true", help="also the scaling curve, 8k to 10M positions")
     parser.add_argument("--json", metavar="PATH", help="also write every figure to PATH as JSON")
     parser.add_argument("--only", metavar="CASES", help="a comma list of case names to run (with import torch)")
+    parser.add_argument("--rounds", type=int, default=1, metavar="N",
+                        help="run every case N times (each after its own import torch); medians are reported")
+    parser.add_argument("--threads", type=int, metavar="N",
+                        help="CPU threads of every process (torch and BLAS); on a busy machine 1 keeps waiting "
+                             "threads from spinning")
     args = parser.parse_args()
     # 1,048,576 and 10,485,760 are cases of their own (rope_1m, rope_10m).
     contexts = [8192, 65536, 524288, 4194304] if args.curve else []
-    figures = measure(long=not args.no_10m, contexts=contexts, only=set(args.only.split(",")) if args.only else None)
+    figures = measure(rounds=args.rounds, long=not args.no_10m, contexts=contexts,
+                      only=set(args.only.split(",")) if args.only else None, threads=args.threads)
     print(report(figures))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")

@@ -77,6 +77,13 @@ SHARED_FLAGS = (
         help="Token ids: a JSON list of lists or an .npy int array; '-' reads stdin. Sets B and T.")], None),
 )
 
+COVERAGE_FLAGS = (
+    Flag("full", Annotated[bool, _option(
+        "--full", panel=SHARED,
+        help="Measure every position at any context. Without it, above 1,048,576 positions rope, sinusoidal "
+             "and alibi are measured over an even sample of 1,048,576 positions (JSON: coverage).")], False),
+)
+
 POSITION_FLAGS = (
     Flag("head_dim", Annotated[int | None, _option(
         "--head-dim", panel=POSITION, show_default=False,

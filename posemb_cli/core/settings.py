@@ -65,6 +65,7 @@ class EmbeddingConfig:
     high_freq_factor: float = 4.0
     attention_factor: float | None = None  # None: the method's own (YaRN: 0.1 ln(factor) + 1)
     heads: int = 8
+    full: bool = False  # measure every position of a long computed signal (no sample above 1,048,576)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "signal_recipe": SIGNAL_RECIPES.get(self.dtype)}

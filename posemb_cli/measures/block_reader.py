@@ -7,7 +7,8 @@ A signal is anything that gives rows on request: ``signal(start, stop)`` ->
 The reader asks for each block once, with the K rows after it that the
 neighbour measures need, and hands the same tensor to every accumulator; so
 the working memory is a few blocks whatever L is, and no measure walks the
-signal a second time.
+signal a second time. The blocks cover every position, or the runs of
+positions a sampled pass measures (``sampling.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import torch
 # Bytes of one block of the signal (before any accumulator's temporaries).
 BLOCK_BYTES = 16 << 20
 
-__all__ = ["Accumulator", "BLOCK_BYTES", "block_rows_for", "read_blocks"]
+__all__ = ["Accumulator", "BLOCK_BYTES", "block_rows_for", "plan_blocks", "read_blocks"]
 
 
 class Accumulator(Protocol):
@@ -47,30 +48,45 @@ def block_rows_for(width: int, element: int, grain: int, *, budget: int = BLOCK_
     return max(grain, budget // per_row // grain * grain)
 
 
-def read_blocks(
-    signal: Callable[[int, int], torch.Tensor],
-    rows: int,
+def plan_blocks(
     accumulators: Sequence[Accumulator],
+    spans: Sequence[tuple[int, int]],
     *,
     width: int,
     element: int,
     budget: int = BLOCK_BYTES,
+) -> list[tuple[int, int]]:
+    """The blocks ``read_blocks`` reads: each span cut into blocks of ``block_rows_for`` rows (its last shorter).
+
+    Args:
+        accumulators: their ``grain`` sets the block size (a multiple of every grain).
+        spans: ``(start, stop)`` runs of positions to read, ascending and disjoint.
+        width, element: F and the bytes of one element, to size the blocks to ``budget``.
+    """
+    grain = math.lcm(1, *(accumulator.grain for accumulator in accumulators))
+    block = block_rows_for(width, element, grain, budget=budget)
+    return [(start, min(start + block, stop)) for first, stop in spans for start in range(first, stop, block)]
+
+
+def read_blocks(
+    signal: Callable[[int, int], torch.Tensor],
+    rows: int,
+    accumulators: Sequence[Accumulator],
+    blocks: Sequence[tuple[int, int]],
+    *,
     progress: Callable[[int], None] | None = None,
 ) -> None:
-    """Read rows 0..L-1 of ``signal`` once, in blocks, and feed each block to every accumulator.
+    """Read each block of ``signal`` once, with the rows after it the accumulators overlap, and feed it to each.
 
     Args:
         signal: ``signal(start, stop)`` -> (stop - start, F) rows of the signal.
-        rows: L.
+        rows: L (no block reads past it).
         accumulators: fed in order, each with the same block.
-        width, element: F and the bytes of one element, to size the blocks to ``budget``.
+        blocks: ``(start, stop)`` blocks in ascending order (``plan_blocks``).
         progress: called with the number of rows finished after each block.
     """
-    grain = math.lcm(1, *(accumulator.grain for accumulator in accumulators))
     overlap = max((accumulator.overlap for accumulator in accumulators), default=0)
-    block = block_rows_for(width, element, grain, budget=budget)
-    for start in range(0, rows, block):
-        stop = min(start + block, rows)
+    for start, stop in blocks:
         chunk = signal(start, min(stop + overlap, rows))  # (b + K, F)
         for accumulator in accumulators:
             accumulator.feed(start, stop, chunk)

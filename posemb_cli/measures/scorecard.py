@@ -22,6 +22,7 @@ from posemb_cli.core.schemes.protocols import AttentionScheme, PositionScheme
 from posemb_cli.core.wording import every_nth
 from posemb_cli.measures.pairs import largest_abs, relative_fit, relative_fit_rows, window_similarity
 from posemb_cli.measures.relative import RelativeDeviation, probe_vectors, relative_deviation
+from posemb_cli.measures.sampling import DETERMINISM_BLOCKS, Coverage
 from posemb_cli.measures.signal_pass import SignalPass, measure_signal
 from posemb_cli.measures.ties import first_low
 
@@ -83,19 +84,30 @@ def _uniqueness(measured: SignalPass, max_offset: int) -> PropertyScore:
     value, (i, j) = winner["distance"], winner["pair"]
     eps = torch.finfo(measured.dtype).eps if measured.dtype.is_floating_point else 0.0
     threshold = UNIQUENESS_EPS * eps * measured.bounds["max_abs"] * math.sqrt(measured.width)
-    where = (f"exact over all {found['pairs']:,} pairs" if found["stride"] == 1 else
-             f"over all pairs of {every_nth(found['stride'])} ({found['positions']:,} of {measured.rows:,}) "
-             f"and every pair up to {max_offset} apart")
+    coverage = measured.coverage
+    if coverage.sampled:
+        kept = (f"all {found['pairs']:,} pairs of the {coverage.measured:,} sampled positions of {measured.rows:,}"
+                if found["stride"] == 1 else
+                f"all pairs of {every_nth(found['stride'], 'sampled position')} ({found['positions']:,} of the "
+                f"{coverage.measured:,} sampled of {measured.rows:,})")
+        where = f"over {kept} and every pair up to {max_offset} apart from a sampled position"
+    elif found["stride"] == 1:
+        where = f"exact over all {found['pairs']:,} pairs"
+    else:
+        where = (f"over all pairs of {every_nth(found['stride'])} ({found['positions']:,} of {measured.rows:,}) "
+                 f"and every pair up to {max_offset} apart")
     note = (f"closest: positions {i} and {j}, {where}; threshold: rounding noise of the table's dtype, "
             f"{UNIQUENESS_EPS:g} x eps x largest |x| x sqrt(width)")
     return _entry(value, threshold, value > threshold, note)
 
 
-def _boundedness(found: dict) -> PropertyScore:
+def _boundedness(found: dict, coverage: Coverage) -> PropertyScore:
     threshold = GROWTH_LIMIT * found["first_half"]
     spread = found["norm_max"] - found["norm_min"]
     note = (f"largest |x| at position {found['at']}; norms {found['norm_min']:.4g} … {found['norm_max']:.4g} "
             f"(spread {spread:.3g}); threshold {GROWTH_LIMIT:g} x largest |x| of the first half")
+    if coverage.sampled:
+        note += f"; over the {coverage.measured:,} sampled positions of {coverage.rows:,}"
     return _entry(found["max_abs"], threshold, found["max_abs"] <= threshold, note)
 
 
@@ -134,9 +146,13 @@ def _extrapolation(scheme: PositionScheme) -> PropertyScore:
 def _determinism(measured: SignalPass) -> PropertyScore:
     same = measured.same
     where = f"{measured.values:,} values"
-    if measured.compared_every > 1:
-        where += (f" of {measured.rows * measured.width:,} (one block in {measured.compared_every}, "
-                  "spread over every position)")
+    if not measured.drawn and measured.compared == measured.blocks:  # a rebuild's signal read again
+        where += (f", every block of the pass ({measured.blocks:,}); at any context at most {DETERMINISM_BLOCKS} "
+                  "blocks, spread evenly with the first and the last, are compared")
+    elif not measured.drawn:
+        where += (f" in {measured.compared} of the pass's {measured.blocks:,} blocks, spread evenly with the first "
+                  f"and the last (determinism is a property of the code path: at most {DETERMINISM_BLOCKS} blocks "
+                  "at any context)")
     return _entry(measured.diff, 0.0, same, f"{measured.how}: {'bit-identical' if same else 'differ'} over {where}")
 
 
@@ -174,7 +190,7 @@ def scorecard(
             relative = _relative_fit(scheme, max_offset)
         return Scorecard(
             uniqueness=_uniqueness(measured, max_offset),
-            boundedness=_boundedness(measured.bounds),
+            boundedness=_boundedness(measured.bounds, measured.coverage),
             relative=relative,
             extrapolation=_extrapolation(scheme),
             determinism=_determinism(measured),

@@ -5,7 +5,8 @@ Notation: L rows (positions), F features, K the largest offset, M sampled positi
 Each takes blocks of rows in order and keeps float64 running figures: the row
 norms' range, the neighbour cosines, the largest |x|, a strided sample of rows
 for the all-pairs distance, the closest pair up to K apart, and a comparison
-with a second read of the signal. Each figure equals the one its whole-table
+with a second read of the signal. Blocks may skip positions (a sampled pass):
+each figure is then the same figure over the positions fed. Each figure equals the one its whole-table
 function in ``neighbours.py`` or ``pairs.py`` gives (to float64 rounding of
 the sums across blocks).
 """
@@ -14,13 +15,14 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import cast
 
 import torch
 
 from posemb_cli.measures.neighbours import NeighbourTotals, _band_dots, neighbour_block_rows, row_norms
+from posemb_cli.measures.sampling import evenly_spread
 from posemb_cli.measures.ties import FirstLow, distance_noise, value_noise
 
 # Values per sub-block of a float64 difference: its temporaries stay small.
@@ -41,7 +43,7 @@ class NormsAndNeighbours:
         self.grain, self.group = neighbour_block_rows(width, max_offset, block_rows)
         self.overlap = max_offset
         self.totals = NeighbourTotals(max_offset, device)
-        self.low, self.high, self.sum = math.inf, -math.inf, 0.0
+        self.low, self.high, self.sum, self.count = math.inf, -math.inf, 0.0, 0
         # The last block's norms (n,) and dots (b, K) of row p with row p + k, for the accumulators after this one.
         self.norms: torch.Tensor | None = None
         self.dots: torch.Tensor | None = None
@@ -52,6 +54,7 @@ class NormsAndNeighbours:
         own = norms[:stop - start]
         self.low, self.high = min(self.low, float(own.min())), max(self.high, float(own.max()))
         self.sum += float(own.sum())
+        self.count += stop - start
         compute = compute_dtype(rows.dtype)
         self.dots = torch.zeros(stop - start, self.max_offset, dtype=torch.float64, device=rows.device)
         for first in range(start, stop, self.grain):
@@ -66,8 +69,8 @@ class NormsAndNeighbours:
         return self.totals.result()
 
     def norm_stats(self, dim: int) -> dict:
-        """The ``table`` JSON object: rows, width and the smallest, mean and largest row norm."""
-        return {"rows": self.rows, "dim": dim, "norm_min": self.low, "norm_mean": self.sum / self.rows,
+        """The ``table`` JSON object: rows, width and the smallest, mean and largest row norm of the rows fed."""
+        return {"rows": self.rows, "dim": dim, "norm_min": self.low, "norm_mean": self.sum / self.count,
                 "norm_max": self.high}
 
 
@@ -103,27 +106,31 @@ class LargestAbs:
 
 
 class StridedSample:
-    """Rows 0, s, 2s, ... of a computed signal, kept for the all-pairs distance (M rows).
+    """Every s-th position measured of a computed signal, kept for the all-pairs distance (M rows).
 
-    The (M, F) sample is allocated once, at the first block, so that no small allocation outlives
-    a block in between the blocks' own (which would fragment the C heap). A stored table needs
-    none: ``measure_signal`` takes a strided view of its rows.
+    When every position is measured these are positions 0, s, 2s, ...; a sampled pass (``sampling.py``)
+    keeps every s-th of the positions it measures, in order. The (M, F) sample is allocated once, at the
+    first block, so that no small allocation outlives a block in between the blocks' own (which would
+    fragment the C heap). A stored table needs none: ``measure_signal`` takes a strided view of its rows.
     """
 
     grain, overlap = 1, 0
 
-    def __init__(self, stride: int, rows: int) -> None:
+    def __init__(self, stride: int, measured: int) -> None:
         self.stride = stride
-        self.count = -(-rows // stride)  # M
+        self.count = -(-measured // stride)  # M
+        self.seen = 0  # positions measured in the blocks before this one
         self.rows: torch.Tensor | None = None
 
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
         if self.rows is None:
             self.rows = rows.new_empty(self.count, rows.shape[1])
-        first = -(-start // self.stride) * self.stride  # the first sampled position in the block
-        if first < stop:
-            taken = rows[first - start:stop - start:self.stride]
-            self.rows[first // self.stride:first // self.stride + taken.shape[0]] = taken
+        skip = -self.seen % self.stride  # the block's first kept row
+        if skip < stop - start:
+            taken = rows[skip:stop - start:self.stride]
+            at = (self.seen + skip) // self.stride
+            self.rows[at:at + taken.shape[0]] = taken
+        self.seen += stop - start
 
     def sample(self) -> torch.Tensor:
         if self.rows is None:
@@ -196,23 +203,26 @@ class SignalMatch:
     Args:
         second: the second read: ``signal(start, stop)`` of a rebuilt scheme, or consecutive row
             blocks of any sizes from row 0 (a learned table's draw repeated, read in full).
-        rows, width: L and F, to spread the comparison.
-        budget: values compared with a ``signal`` second read: every block while L * F fits, else
-            evenly spread blocks (the first and the last among them) of about that many values.
+        blocks: the pass's blocks, in order (``block_reader.plan_blocks``).
+        count: blocks compared with a ``signal`` second read: this many, spread evenly over the pass
+            (the first and the last among them), whatever L is. A second read drawn in consecutive
+            blocks is read, so compared, in full.
     """
 
     grain, overlap = 1, 0
 
-    def __init__(self, second: Callable[[int, int], torch.Tensor] | Iterator[torch.Tensor], rows: int,
-                 width: int, budget: int) -> None:
-        self.second, self.rows = second, rows
-        # Compare one block in ``every``; a second read drawn in consecutive blocks is read, so compared, in full.
-        self.every = 1 if isinstance(second, Iterator) else max(1, -(-rows * width // budget))
+    def __init__(self, second: Callable[[int, int], torch.Tensor] | Iterator[torch.Tensor],
+                 blocks: Sequence[tuple[int, int]], count: int) -> None:
+        self.second = second
+        self.total = len(blocks)
+        self.drawn = isinstance(second, Iterator)
+        chosen = range(self.total) if self.drawn else evenly_spread(self.total, count)
+        self.chosen = {blocks[index][0] for index in chosen}  # starts of the blocks compared
+        self.compared = len(self.chosen)
         self.pending: torch.Tensor | None = None
-        self.diff, self.same, self.values, self.blocks = 0.0, True, 0, 0
+        self.diff, self.same, self.values = 0.0, True, 0
 
     def feed(self, start: int, stop: int, rows: torch.Tensor) -> None:
-        index, self.blocks = self.blocks, self.blocks + 1
         mine = rows[:stop - start]
         if isinstance(self.second, Iterator):  # compared piece by piece as drawn: no block-sized copy
             self.values += mine.numel()
@@ -223,7 +233,7 @@ class SignalMatch:
             if at < stop - start:  # the second read ended early
                 self.same, self.diff = False, math.inf
             return
-        if index % self.every and stop != self.rows:
+        if start not in self.chosen:
             return
         self.values += mine.numel()
         self._compare(mine, self.second(start, stop))

@@ -106,13 +106,25 @@ def _randomized(table, mean, top: int):
     compute = torch.float64 if table.dtype == torch.float64 else torch.float32
     mean = mean.to(compute)
 
+    # Every pass centres one block at a time into the same buffer (a fresh block each time was mapped and
+    # faulted in anew, which took longer than the arithmetic): the same values as table[a:b] - mean.
+    buffer = [torch.empty(blocks[0][1] - blocks[0][0], dim, dtype=compute, device=table.device)]  # (b, D)
+
+    def centre(a: int, b: int) -> torch.Tensor:
+        block = buffer[0][:b - a]
+        block.copy_(table[a:b])
+        return block.sub_(mean)
+
     def times(matrix):  # (X - mean) @ matrix: (L, r)
-        return torch.cat([(table[a:b].to(compute) - mean) @ matrix for a, b in blocks])
+        out = torch.empty(rows, matrix.shape[1], dtype=compute, device=matrix.device)
+        for a, b in blocks:
+            torch.matmul(centre(a, b), matrix, out=out[a:b])
+        return out
 
     def transposed_times(matrix):  # (X - mean)^T @ matrix: (D, r)
         out = torch.zeros(dim, matrix.shape[1], dtype=compute, device=matrix.device)
         for a, b in blocks:
-            out += (table[a:b].to(compute) - mean).T @ matrix[a:b]
+            out += centre(a, b).T @ matrix[a:b]
         return out
 
     omega = torch.randn(dim, width, generator=torch.Generator().manual_seed(_SEED), dtype=torch.float64)
@@ -122,11 +134,17 @@ def _randomized(table, mean, top: int):
         q, _ = torch.linalg.qr(times(z))
     small = transposed_times(q).T  # (r, D) = Q^T (X - mean)
     u_small, singular, _ = torch.linalg.svd(small.to(torch.float64), full_matrices=False)
-    # The total variance in float64, in smaller blocks: x - mean promotes x exactly to float64 (one
-    # 8 MiB temporary), and the block's sum of squares is its norm squared.
+    buffer.clear()  # freed before the float64 buffer below: one buffer at a time
+    # The total variance in float64, in smaller blocks: x - mean promotes x exactly to float64 (into one
+    # reused 8 MiB buffer), and the block's sum of squares is its norm squared.
     mean64 = mean.to(torch.float64)
-    total = sum(float(torch.linalg.vector_norm(table[a:b] - mean64)) ** 2
-                for a, b in _blocks(rows, dim, _TOTAL_ELEMENTS))
+    small_blocks = _blocks(rows, dim, _TOTAL_ELEMENTS)
+    wide = torch.empty(small_blocks[0][1] - small_blocks[0][0], dim, dtype=torch.float64, device=table.device)
+    total = 0.0
+    for a, b in small_blocks:
+        block = wide[:b - a]
+        block.copy_(table[a:b])
+        total += float(torch.linalg.vector_norm(block.sub_(mean64))) ** 2
     return (q.to(torch.float64) @ u_small)[:, :top] * singular[:top], singular[:top], total
 
 

@@ -58,6 +58,13 @@ def bar(value: float | None, width: int = BAR_WIDTH) -> Text:
     return Text(body, style="green" if value >= 0 else "red")
 
 
+def sampled_positions(coverage: dict | None) -> str | None:
+    """"over N sampled positions of M" for a sampled pass (the ``coverage`` JSON object); None for every position."""
+    if coverage is None or coverage["positions_measured"] >= coverage["of"]:
+        return None
+    return f"over {count(coverage['positions_measured'])} sampled positions of {count(coverage['of'])}"
+
+
 def header(config: dict, title: str) -> Text:
     text = Text()
     text.append(f"posemb {title}", style="bold")

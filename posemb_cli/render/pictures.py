@@ -16,6 +16,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 
 from posemb_cli.measures.heatmap import Heatmap
+from posemb_cli.render.format import sampled_positions
 from posemb_cli.run.report import SchemeReport
 
 RAMP = " .,:-=+*#%@"  # cos -1 .. 0 (=) .. +1
@@ -62,8 +63,8 @@ class HeatmapPicture:
     """The (n, n) block means: Unicode half blocks in true colour where the console has colour and
     Unicode (▀, foreground the upper cell, background the lower), else the ASCII density ramp."""
 
-    def __init__(self, heatmap: Heatmap, scheme: str) -> None:
-        self.heatmap, self.scheme = heatmap, scheme
+    def __init__(self, heatmap: Heatmap, scheme: str, over: str | None = None) -> None:
+        self.heatmap, self.scheme, self.over = heatmap, scheme, over  # over: "over N sampled positions of M"
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         heatmap, n = self.heatmap, self.heatmap.size
@@ -73,7 +74,8 @@ class HeatmapPicture:
                        "is zero (no direction, no cosine)", style="bold")
             return
         yield Text(f"Similarity heatmap, {self.scheme}: block means of cos(row p, row q), "
-                   f"{n}×{n} blocks of ~{rows / n:.4g} positions", style="bold")
+                   f"{n}×{n} blocks of ~{rows / n:.4g} positions" + (f", {self.over}" if self.over else ""),
+                   style="bold")
         colour = console.color_system is not None and not console.no_color and not options.ascii_only
         yield from (self._half_blocks(rows) if colour else self._ramp(rows))
 
@@ -115,9 +117,9 @@ class HeatmapPicture:
         yield legend
 
 
-def heatmap_picture(heatmap: Heatmap, scheme: str) -> HeatmapPicture:
+def heatmap_picture(heatmap: Heatmap, scheme: str, over: str | None = None) -> HeatmapPicture:
     """The heatmap as a renderable that picks half blocks or the ASCII ramp for the console it meets."""
-    return HeatmapPicture(heatmap, scheme)
+    return HeatmapPicture(heatmap, scheme, over)
 
 
 def sparkline(values: list[float], low: float = -1.0, high: float = 1.0) -> str:
@@ -171,6 +173,6 @@ def pictures(result: SchemeReport) -> list:
     parts: list = []
     heatmap = result.pictures.get("heatmap")
     if heatmap is not None:
-        parts.append(heatmap_picture(heatmap, result.scheme))
+        parts.append(heatmap_picture(heatmap, result.scheme, sampled_positions(result.coverage)))
     parts.append(decay_curves(result))
     return parts

@@ -13,6 +13,7 @@ import os
 from typing import Any, cast
 
 from posemb_cli.errors import PosembError
+from posemb_cli.render.format import sampled_positions
 from posemb_cli.render.spectrum_plot import has_spectrum, spectrum_axes
 from posemb_cli.run.report import SchemeReport
 
@@ -57,7 +58,8 @@ def _heatmap_axes(axes, result: SchemeReport) -> object | None:
     rows = int(heatmap.edges[-1])
     image = axes.imshow(heatmap.cells, cmap="RdBu_r", vmin=-1.0, vmax=1.0, origin="upper",
                         extent=(0, rows, rows, 0), interpolation="nearest")
-    axes.set_title(f"{result.scheme}: cos(p, q)", fontsize=9)
+    over = sampled_positions(result.coverage)
+    axes.set_title(f"{result.scheme}: cos(p, q)" + (f"\n{over}" if over else ""), fontsize=9)
     axes.locator_params(nbins=4)
     axes.set_xlabel("position q")
     axes.set_ylabel("position p")

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from posemb_cli.render.fit import Fitted, figure_table
-from posemb_cli.render.format import BAR_WIDTH, bar, count, general, number, percent, shape
+from posemb_cli.render.format import BAR_WIDTH, bar, count, general, number, percent, sampled_positions, shape
 from posemb_cli.run.report import SchemeReport
 
 _MAX_BAND_ROWS = 16
@@ -48,9 +48,17 @@ def _params_table(results: list[SchemeReport]) -> Table:
     return table
 
 
+def _coverage_caption(results: list[SchemeReport]) -> str:
+    """"over every p of the whole table", or which schemes were measured over a sample of positions."""
+    sampled = [(result.scheme, sampled_positions(result.coverage)) for result in results]
+    if all(over is None for _, over in sampled):
+        return "over every p of the whole table"
+    return "; ".join(f"{name}: {over or 'over every p'}" for name, over in sampled) + " (--full: every p)"
+
+
 def _decay_table(results: list[SchemeReport], *, spread: bool) -> Table:
     table = Table(title="Neighbour similarity: mean cos(row p, row p+k)", title_justify="left",
-                  caption="over every p of the whole table" + ("" if spread else
+                  caption=_coverage_caption(results) + ("" if spread else
                           "\nmin and max over p: posemb inspect --scheme NAME, or --json"),
                   caption_justify="left")
     table.add_column("k", justify="right", no_wrap=True)
@@ -86,16 +94,27 @@ def decay_comparison(results: list[SchemeReport]) -> Fitted:
 
 
 def decay_detail(result: SchemeReport) -> Table:
+    """mean, min and max over p by offset k, the formula's exact value beside them where there is one."""
     acts_on = "input" if result.signal is None else result.signal.acts_on
-    title = {"input": "Neighbour similarity: cos(row p, row p+k) over every p of the table",
+    over = sampled_positions(result.coverage)
+    every = "" if over else " over every p"  # a sampled pass says which p in the caption
+    title = {"input": f"Neighbour similarity: cos(row p, row p+k){every} of the table",
              "nothing": "Neighbour similarity: no position signal (n/a)"}.get(
-        acts_on, f"Neighbour similarity of what position p carries in the {acts_on}, over every p")
-    table = Table(title=title, title_justify="left")
-    for name in ("k", "mean", "min", "max"):
-        table.add_column(name, justify="right")
+        acts_on, f"Neighbour similarity of what position p carries in the {acts_on}" + (f",{every}" if every else ""))
+    rows = result.neighbour_similarity or []
+    exact = bool(rows) and "exact" in rows[0]
+    captions = [f"{over} (--full: every p)" if over else None,
+                "exact: the formula in float64, the same at every p; mean, min, max: as measured in the dtype"
+                if exact else None]
+    caption = "\n".join(line for line in captions if line) or None
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    for name in ("k", "mean", "min", "max", *(("exact",) if exact else ())):
+        table.add_column(name, justify="right", no_wrap=True)
     table.add_column("mean", width=BAR_WIDTH, no_wrap=True)
-    for row in (result.neighbour_similarity or []):
-        table.add_row(str(row["offset"]), number(row["mean"]), number(row["min"]), number(row["max"]), bar(row["mean"]))
+    digits = 7 if exact else 4  # the gap to the exact value is the precision lost: show it
+    for row in rows:
+        figures = [number(row[key], digits) for key in ("mean", "min", "max", *(("exact",) if exact else ()))]
+        table.add_row(str(row["offset"]), *figures, bar(row["mean"]))
     return table
 
 
@@ -104,7 +123,9 @@ def norms_table(result: SchemeReport) -> Table | Group:
     stats = result.table or {}  # called only for a scheme with an additive table
     acts_on = "input" if result.signal is None else result.signal.acts_on
     adds_nothing = acts_on != "input"
-    table = Table(title="Row norms of the positional table", title_justify="left")
+    over = None if adds_nothing else sampled_positions(result.coverage)
+    table = Table(title="Row norms of the positional table", title_justify="left",
+                  caption=f"min, mean, max {over}" if over else None, caption_justify="left")
     for name in ("rows", "dim", "min", "mean", "max"):
         table.add_column(name, justify="right", no_wrap=True)
     norms = ("n/a",) * 3 if adds_nothing else (number(stats["norm_min"]), number(stats["norm_mean"]),

@@ -19,7 +19,9 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
 
     from posemb_cli.core.embeddings import EmbeddingComposer
     from posemb_cli.core.schemes import build_scheme
+    from posemb_cli.core.schemes.base import AdditiveTable
     from posemb_cli.core.schemes.protocols import AttentionScheme
+    from posemb_cli.measures.sampling import coverage_of
     from posemb_cli.measures.scorecard import PAIR_BUDGET
     from posemb_cli.measures.signal_pass import measure_signal
     from posemb_cli.run.allocator import bounded_heap
@@ -45,12 +47,15 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         # One pass over the signal, block by block (the table rows of an additive scheme, what position p
         # carries for rope and alibi): norms, neighbours, the scorecard's sums and the determinism rebuild.
         wanted = {} if observe is None else observe(name, position)  # heatmaps: name -> cells per side
-        progress.stage("neighbour similarity" + (" and pictures" if wanted else ""), int(position.max_ctx))
+        # A long computed signal is measured over an even sample of blocks (every position under --full).
+        stored = isinstance(position, AdditiveTable) and position.stored
+        coverage = coverage_of(int(position.max_ctx), computed=not stored, full=config.full)
+        progress.stage("neighbour similarity" + (" and pictures" if wanted else ""), coverage.measured)
         with bounded_heap():  # the heap keeps and reuses the pass's blocks: the peak stays a few blocks
             second = _second_read(name, config, device=device, dtype=dtype, built=given_table is None,
                                   builder=builder)
             measured = measure_signal(position, max_offset=config.max_offset, pair_budget=PAIR_BUDGET,
-                                      progress=progress.advance, heatmaps=wanted, **second)
+                                      coverage=coverage, progress=progress.advance, heatmaps=wanted, **second)
         if isinstance(position, AttentionScheme):  # nothing is added to the input: its table is zero
             stats = {"rows": int(position.max_ctx), "dim": int(position.dim), "norm_min": 0.0, "norm_mean": 0.0,
                      "norm_max": 0.0}
@@ -66,6 +71,7 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         ),
         neighbour_similarity=measured.neighbours,
         table=stats,
+        coverage=measured.coverage.to_dict(),
         bands=position.bands(),
         signal=_signal_figures(position, config, measured=measured, progress=progress),
     )

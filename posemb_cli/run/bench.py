@@ -87,7 +87,7 @@ def run_bench(
         for config in configs:
             results += _bench_dim(config, schemes, device, dtype, warmup=warmup, repeats=repeats, tick=tick)
     first = dataclasses.replace(configs[0], device=str(device)).to_dict()
-    for key in ("dim", "max_offset", "ids"):
+    for key in ("dim", "max_offset", "ids", "full"):  # full: no signal pass here
         first.pop(key)
     settings = {"schemes": list(schemes), "dims": [c.dim for c in configs], **first,
                 "warmup": warmup, "repeats": repeats, "threads": torch.get_num_threads()}

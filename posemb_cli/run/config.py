@@ -66,6 +66,7 @@ def make_config(
     init_std: float = 0.02,
     max_offset: int = 8,
     ids: str | None = None,
+    full: bool = False,
 ) -> EmbeddingConfig:
     """Check every setting and return the frozen config, or raise PosembError."""
     for flag, value in (("--dim", dim), ("--ctx", ctx), ("--vocab", vocab), ("--batch", batch)):
@@ -96,7 +97,7 @@ def make_config(
     return EmbeddingConfig(
         dim=dim, ctx=ctx, vocab=vocab, batch=batch, seq_len=seq_len, seed=seed,
         device=device, dtype=dtype, base=float(base), init_std=float(init_std),
-        max_offset=max_offset, ids=ids,
+        max_offset=max_offset, ids=ids, full=bool(full),
     )
 
 

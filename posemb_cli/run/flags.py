@@ -10,7 +10,7 @@ from posemb_cli.run.config import make_config
 from posemb_cli.run.position_config import with_position_settings
 
 _LESSON_FIELDS = ("dim", "ctx", "vocab", "batch", "seq_len", "seed", "device", "dtype", "base", "init_std",
-                  "max_offset", "ids")
+                  "max_offset", "ids", "full")
 _POSITION_FIELDS = ("head_dim", "rope_layout", "rope_scaling", "rope_factor", "original_ctx", "beta_fast",
                     "beta_slow", "low_freq_factor", "high_freq_factor", "attention_factor", "heads")
 

@@ -69,4 +69,5 @@ def run_order(config: EmbeddingConfig, schemes: tuple[str, ...], *, progress: Pr
                             "relative_diff": relative, "rounding_level": rounding,
                             "equivariant": relative <= rounding,
                             "acts_on": position.acts_on})
-    return OrderReport(config={"schemes": list(schemes), **config.to_dict()}, results=results)
+    settings = {key: value for key, value in config.to_dict().items() if key != "full"}  # no signal pass here
+    return OrderReport(config={"schemes": list(schemes), **settings}, results=results)

@@ -101,6 +101,7 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
                 results.append({"scheme": name, "position_ids": kind, "max_abs_diff": gap, "output_max_abs": scale,
                                 "relative_diff": relative, "rounding_level": rounding,
                                 "invariant": relative <= rounding, "acts_on": position.acts_on})
-    settings = {key: value for key, value in config.to_dict().items() if key != "max_offset"}  # no offsets here
+    # No offsets and no signal pass here.
+    settings = {key: value for key, value in config.to_dict().items() if key not in ("max_offset", "full")}
     return PaddingReport(config={"schemes": list(schemes), "pad": pad, "pad_id": PAD_ID,
                                  "position_ids": list(POSITION_IDS), **settings}, results=results)

@@ -115,6 +115,7 @@ class SchemeReport:
     params: ParamCounts
     neighbour_similarity: list[dict] | None  # None: not defined for the signal (a bias per distance)
     table: dict | None  # None: no additive table (a bias per distance)
+    coverage: dict | None = None  # the positions the signal pass measured: measures.sampling.Coverage.to_dict()
     bands: list[Band] | None = None
     signal: SignalFigures | None = None
     source: SourceDescription | None = None
@@ -132,6 +133,8 @@ class SchemeReport:
             "neighbour_similarity": self.neighbour_similarity,
             "table": self.table,
         }
+        if self.coverage is not None:
+            out["coverage"] = self.coverage
         if self.bands is not None:
             out["bands"] = [band.to_dict() for band in self.bands]
         if self.signal is not None:

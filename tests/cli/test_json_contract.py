@@ -12,7 +12,7 @@ SMALL = ["--dim", "16", "--ctx", "32", "--vocab", "40", "-b", "2", "-t", "8", "-
 HEADS = ["--heads", "4"]  # read by alibi only: passed where alibi is among the schemes
 ALL = ("learned", "sinusoidal", "rope", "alibi", "none")
 CONFIG_KEYS = {"dim", "ctx", "vocab", "batch", "seq_len", "seed", "device", "dtype", "base", "init_std", "max_offset"}
-EVERY_SCHEME = {"scheme", "shapes", "params", "neighbour_similarity", "table", "relative_deviation",
+EVERY_SCHEME = {"scheme", "shapes", "params", "neighbour_similarity", "table", "coverage", "relative_deviation",
                 "long_term_decay", "scorecard"}
 PROPERTIES = {"uniqueness", "boundedness", "relative", "extrapolation", "determinism"}
 
@@ -48,8 +48,10 @@ def check_scheme_object(entry: dict, name: str, *, scaled: bool = False) -> None
     assert params["position"] == (32 * 16 if name == "learned" else 0)
     assert params["overhead"] == params["position"] / params["token"]
     assert [row["offset"] for row in entry["neighbour_similarity"]] == [1, 2, 3]
-    assert all(set(row) == {"offset", "mean", "min", "max"} | ({"note"} if row["mean"] is None else set())
+    exact = {"exact"} if name in ("sinusoidal", "rope") else set()  # the formula's value, beside the measured
+    assert all(set(row) == {"offset", "mean", "min", "max"} | ({"note"} if row["mean"] is None else exact)
                for row in entry["neighbour_similarity"])
+    assert entry["coverage"] == {"positions_measured": 32, "of": 32, "blocks": 1, "rule": "every position"}
     assert set(entry["table"]) == {"rows", "dim", "norm_min", "norm_mean", "norm_max"}
     assert entry["table"]["rows"] == 32 and entry["table"]["dim"] == 16
     assert isinstance(entry["relative_deviation"], float)

@@ -61,7 +61,7 @@ _PEAK = textwrap.dedent("""
     scheme = {cls}({args})
     scheme.signal(0, 1)
     before = peak()
-    found = measure_signal(scheme, max_offset=2, pair_budget=1 << 16, match_budget=1 << 22)
+    found = measure_signal(scheme, max_offset=2, pair_budget=1 << 16)
     print(json.dumps({{"before": before, "after": peak(), "width": found.width, "rows": found.rows,
                       "mean": found.neighbours[0]["mean"]}}))
 """)

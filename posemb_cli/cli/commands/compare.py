@@ -11,7 +11,8 @@ from posemb_cli.cli.commands import real_inputs as inputs
 from posemb_cli.cli.output import run_progress, stdout_console, write_json
 
 
-@opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.PLOT_FLAGS, opt.OUTPUT_FLAGS)
+@opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.PLOT_FLAGS, opt.COVERAGE_FLAGS,
+           opt.OUTPUT_FLAGS)
 def compare(
     context: typer.Context,
     schemes: Annotated[str, typer.Option("--schemes", help="Comma list of schemes to compare.",

@@ -12,7 +12,7 @@ from posemb_cli.cli.output import run_progress, stdout_console, write_json
 
 
 @opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.CONFIG_FLAGS, opt.PICTURE_FLAGS,
-           opt.PLOT_FLAGS, opt.OUTPUT_FLAGS)
+           opt.PLOT_FLAGS, opt.COVERAGE_FLAGS, opt.OUTPUT_FLAGS)
 def inspect(
     context: typer.Context,
     scheme: Annotated[opt.SchemeName, typer.Option("--scheme", help="The scheme to inspect.",

@@ -17,7 +17,7 @@ Ctxs = Annotated[str, typer.Option("--ctx", "-c", help="Comma list of max contex
 Bases = Annotated[str, typer.Option("--base", help="Comma list of frequency bases.")]
 
 
-@opt.takes(opt.SHARED_FLAGS, opt.OUTPUT_FLAGS, skip=("dim", "ctx", "base", "ids"))
+@opt.takes(opt.SHARED_FLAGS, opt.COVERAGE_FLAGS, opt.OUTPUT_FLAGS, skip=("dim", "ctx", "base", "ids"))
 def sweep(
     schemes: Annotated[str, typer.Option("--schemes", help="Comma list of schemes.",
                                          rich_help_panel=opt.SHARED)] = "learned,sinusoidal",

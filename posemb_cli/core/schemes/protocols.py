@@ -18,7 +18,7 @@ import torch
 
 from posemb_cli.core.schemes.bands import Band
 
-__all__ = ["AttentionScheme", "BiasScheme", "FrequencyScheme", "PositionScheme", "RotaryScheme"]
+__all__ = ["AttentionScheme", "BiasScheme", "ClosedFormSignal", "FrequencyScheme", "PositionScheme", "RotaryScheme"]
 
 
 @runtime_checkable
@@ -64,6 +64,15 @@ class FrequencyScheme(PositionScheme, Protocol):
 
     def inv_freq_for_base(self, base: float) -> np.ndarray:
         """The (F,) float64 frequencies in use, as they would be with ``base`` and every other setting kept."""
+        ...
+
+
+@runtime_checkable
+class ClosedFormSignal(PositionScheme, Protocol):
+    """A scheme whose neighbour similarity has a closed form, the same at every position (rope, sinusoidal)."""
+
+    def exact_neighbour_similarity(self, max_offset: int) -> list[float] | None:
+        """cos(signal row p, row p + k) for k = 1..K from the formula in float64; None where it depends on p."""
         ...
 
 

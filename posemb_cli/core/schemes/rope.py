@@ -194,6 +194,18 @@ class RotaryPositionalEmbedding(ZeroInput, nn.Module):
         pairs = heads.view(*heads.shape[:-1], 2, self.head_dim // 2)
         return pairs[..., 0, :], pairs[..., 1, :]
 
+    def exact_neighbour_similarity(self, max_offset: int) -> list[float] | None:
+        """cos(signal row p, row p + k) = q^T R_k q / |q|^2 of the probes q side by side, in float64; k = 1..K.
+
+        R_p is orthogonal, so (R_p q) . (R_{p+k} q) = q^T R_k q = sum_i (a_i^2 + b_i^2) cos(k theta_i)
+        over the pairs (a_i, b_i) of every probe and head: the same at every p.
+        """
+        first, second = self._pairs(self.probes.to(torch.float64))  # (N, H, h) each
+        weights = (first ** 2 + second ** 2).sum(dim=(0, 1))  # (h,): |q|^2 on each frequency
+        offsets = torch.arange(1, max_offset + 1, dtype=torch.float64, device=weights.device)[:, None]
+        cosines = torch.cos(offsets * self.inv_freq.to(weights.device)[None, :])  # (K, h)
+        return ((cosines * weights).sum(dim=1) / weights.sum()).tolist()
+
     def pair_scores(self, q: torch.Tensor, k: torch.Tensor, m: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
         """(R_m q) . (R_n k) for each pair (m_j, n_j): (P,)."""
         rotated_q = self.rotate(q.expand(m.shape[0], -1), m, seq_len=self.max_ctx)  # (P, D)

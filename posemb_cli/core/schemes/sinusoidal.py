@@ -90,6 +90,18 @@ class SinusoidalPositionalEmbedding(AdditiveTable, nn.Module):
         check_length(stop, self.max_ctx)
         return self.rows(start, stop)
 
+    def exact_neighbour_similarity(self, max_offset: int) -> list[float] | None:
+        """cos(row p, row p + k) = mean_i cos(k w_i) over the D/2 frequencies, in float64; k = 1..K.
+
+        Rows p and p + k hold (sin, cos) of p w_i and (p + k) w_i, so their dot product is
+        sum_i cos(k w_i) and each norm is sqrt(D/2). An odd D ends with a lone sin feature whose
+        product depends on p: None.
+        """
+        if self.dim % 2:
+            return None
+        offsets = torch.arange(1, max_offset + 1, dtype=torch.float64, device=self.inv_freq.device)[:, None]
+        return torch.cos(offsets * self.inv_freq[None, :]).mean(dim=1).tolist()  # (K,)
+
     def inv_freq_for_base(self, base: float) -> np.ndarray:
         """One frequency per feature pair, 1 / base ** (2k / D), with another ``base``: (ceil(D / 2),) float64."""
         pairs = np.arange((self.dim + 1) // 2, dtype=np.float64)
