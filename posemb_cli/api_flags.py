@@ -50,6 +50,7 @@ class InspectFlags(_Lesson, _Position, _Checkpoint, total=False):
     scheme: str
     max_offset: int
     model_config: str | None
+    full: bool
     no_plot: bool
     pictures: str
     plot: str | None
@@ -58,6 +59,7 @@ class InspectFlags(_Lesson, _Position, _Checkpoint, total=False):
 class CompareFlags(_Lesson, _Position, _Checkpoint, total=False):
     schemes: str | list[str]
     max_offset: int
+    full: bool
     plot: str | None
 
 

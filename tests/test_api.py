@@ -104,3 +104,19 @@ def test_import_stays_light():
     code = ("import sys, posemb_cli; posemb_cli.inspect; posemb_cli.InspectReport; "
             "sys.exit(1 if 'torch' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+@pytest.mark.parametrize("name", ["inspect", "compare", "order", "padding", "precision", "doctor", "heads"])
+def test_every_keyword_is_a_flag_of_the_command(name):
+    """The TypedDicts that type-check API calls name exactly the command's flags (heads takes its checkpoint as
+    its first argument; doctor's first argument is a config or a checkpoint, and the other may be given too)."""
+    import inspect as signatures
+    from importlib import import_module
+
+    from posemb_cli import api_flags
+
+    typed = getattr(api_flags, f"{name.capitalize()}Flags")
+    keys = typed.__required_keys__ | typed.__optional_keys__
+    parameters = set(signatures.signature(getattr(import_module(f"posemb_cli.cli.commands.{name}"), name)).parameters)
+    path = {"checkpoint"} if name == "heads" else set()
+    assert keys == parameters - {"context", "json", "debug"} - path

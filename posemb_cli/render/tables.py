@@ -118,25 +118,22 @@ def decay_detail(result: SchemeReport) -> Table:
     return table
 
 
-def norms_table(result: SchemeReport) -> Table | Group:
-    """min, mean and max row norm; n/a, with a footnote, for a scheme whose additive table is all zero."""
+def norms_table(result: SchemeReport) -> Table | Text:
+    """min, mean and max row norm; for a scheme that adds nothing to the input, one line saying so."""
     stats = result.table or {}  # called only for a scheme with an additive table
     acts_on = "input" if result.signal is None else result.signal.acts_on
-    adds_nothing = acts_on != "input"
-    over = None if adds_nothing else sampled_positions(result.coverage)
+    if acts_on != "input":
+        where = "nothing at all" if acts_on == "nothing" else f"the {acts_on}"
+        return Text(f"Row norms of the positional table: none. {result.scheme} adds nothing to the input; its "
+                    f"position acts on {where}, and the scorecard's boundedness measures that signal.")
+    over = sampled_positions(result.coverage)
     table = Table(title="Row norms of the positional table", title_justify="left",
                   caption=f"min, mean, max {over}" if over else None, caption_justify="left")
     for name in ("rows", "dim", "min", "mean", "max"):
         table.add_column(name, justify="right", no_wrap=True)
-    norms = ("n/a",) * 3 if adds_nothing else (number(stats["norm_min"]), number(stats["norm_mean"]),
-                                                number(stats["norm_max"]))
-    table.add_row(count(stats["rows"]), count(stats["dim"]), *norms)
-    if not adds_nothing:
-        return table
-    where = "nothing at all" if acts_on == "nothing" else f"the {acts_on}"
-    return Group(table, Text(f"n/a: {result.scheme} adds nothing to the input (its additive table is all zero); "
-                             f"its position acts on {where}, and the scorecard's boundedness measures that signal.",
-                             style="dim"))
+    table.add_row(count(stats["rows"]), count(stats["dim"]), number(stats["norm_min"]), number(stats["norm_mean"]),
+                  number(stats["norm_max"]))
+    return table
 
 
 def bands_table(result: SchemeReport, ctx: int) -> Table:

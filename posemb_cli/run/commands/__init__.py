@@ -21,7 +21,10 @@ READ_BY: dict[str, tuple[str, ...]] = {
     "base": ("sinusoidal", "rope"), "head_dim": _ROPE, "rope_layout": _ROPE, "rope_scaling": _ROPE,
     "rope_factor": _ROPE, "original_ctx": _ROPE, "beta_fast": _ROPE, "beta_slow": _ROPE, "low_freq_factor": _ROPE,
     "high_freq_factor": _ROPE, "attention_factor": _ROPE, "heads": ("alibi",),
+    "full": ("sinusoidal", "rope", "alibi", "none"),
 }
+# Why a scheme does not read a flag, where the generic advice would mislead.
+_WHY_NOT = {"full": "stored tables (learned, a checkpoint's) are measured at every position already"}
 
 __all__ = ["READ_BY", "Flags", "refuse_unread"]
 
@@ -55,6 +58,12 @@ def refuse_unread(flags: Flags, schemes: tuple[str, ...]) -> None:
         if not flags.given(name) or any(scheme in readers for scheme in schemes):
             continue
         flag = "--" + name.replace("_", "-")
+        if name in _WHY_NOT:
+            raise PosembError(f"{flag} is read only by {', '.join(readers)} (signals computed from a formula): "
+                              f"{_WHY_NOT[name]}; leave {flag} out")
+        if schemes == ("checkpoint",):
+            raise PosembError(f"{flag} is read only by {' and '.join(readers)}, and --checkpoint gives a stored "
+                              f"table that does not read it; leave {flag} out")
         raise PosembError(f"{flag} is read only by {' and '.join(readers)}, and the chosen scheme"
                           f"{'s' if len(schemes) > 1 else ''} {', '.join(schemes)} "
                           f"{'do' if len(schemes) > 1 else 'does'} not read it; "

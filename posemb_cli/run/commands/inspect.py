@@ -36,7 +36,8 @@ def inspect_command(flags: Flags, *, progress: Progress | None = None, observe: 
                                position_offset=values["position_offset"])
         assert real is not None  # one of the two was given
         values, settled = settle_real_model(real, values, flags.typed)
-        name = settled or name
+        # A stored table is the scheme: no flag of the formula schemes (--base, --full, ...) reaches it.
+        name = settled or ("checkpoint" if real.loaded is not None else name)
         for line in real.notes:
             if note is not None:
                 note(line)
