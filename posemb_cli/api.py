@@ -28,6 +28,7 @@ from posemb_cli.reports import (
     OrderReport,
     PaddingReport,
     PrecisionReport,
+    public,
 )
 
 if TYPE_CHECKING:
@@ -80,7 +81,15 @@ def _observer(flags: Flags, *, terminal: bool) -> Callable | None:
     return picture_observer(Console(), terminal=terminal, plot=True, full=flags.values.get("pictures") == "full")
 
 
-def _plot(flags: Flags, report: InspectReport | CompareReport) -> None:
+def _check_plot(flags: Flags) -> None:
+    """Refuse a --plot path before the run, as the CLI does."""
+    if flags["plot"] is not None:
+        from posemb_cli.render.plot import check_plot_path
+
+        check_plot_path(flags["plot"])
+
+
+def _plot(flags: Flags, report: InspectReport | CompareReport | HeadsReport) -> None:
     if flags["plot"] is not None:
         from posemb_cli.render.plot import save_figure
 
@@ -96,11 +105,8 @@ def _inspect(given: dict[str, Any]) -> InspectReport:
     from posemb_cli.run.commands.inspect import inspect_command
 
     chosen = _flags("inspect", given)
-    if chosen["plot"] is not None:
-        from posemb_cli.render.plot import check_plot_path
-
-        check_plot_path(chosen["plot"])
-    report = InspectReport.of(inspect_command(chosen, observe=_observer(chosen, terminal=not chosen["no_plot"])))
+    _check_plot(chosen)
+    report = public(inspect_command(chosen, observe=_observer(chosen, terminal=not chosen["no_plot"])))
     _plot(chosen, report)
     return report
 
@@ -122,18 +128,14 @@ def compare(**flags: Unpack[CompareFlags]) -> CompareReport:
     from posemb_cli.run.commands.compare import compare_command
 
     chosen = _flags("compare", dict(flags))
-    if chosen["plot"] is not None:
-        from posemb_cli.render.plot import check_plot_path
-
-        check_plot_path(chosen["plot"])
-    report = CompareReport.of(compare_command(chosen, observe=_observer(chosen, terminal=False)))
+    _check_plot(chosen)
+    report = public(compare_command(chosen, observe=_observer(chosen, terminal=False)))
     _plot(chosen, report)
     return report
 
 
 def order(**flags: Unpack[OrderFlags]) -> OrderReport:
     """``posemb order``: attention without position cannot tell a batch from its permutation."""
-    from posemb_cli.reports import public
     from posemb_cli.run.commands.order import order_command
 
     return public(order_command(_flags("order", dict(flags))))
@@ -141,7 +143,6 @@ def order(**flags: Unpack[OrderFlags]) -> OrderReport:
 
 def precision(**flags: Unpack[PrecisionFlags]) -> PrecisionReport:
     """``posemb precision``: where a 16-bit position signal collapses (``model_config=`` for a real model)."""
-    from posemb_cli.reports import public
     from posemb_cli.run.commands.precision import precision_command
 
     return public(precision_command(_flags("precision", dict(flags))))
@@ -149,7 +150,6 @@ def precision(**flags: Unpack[PrecisionFlags]) -> PrecisionReport:
 
 def padding(**flags: Unpack[PaddingFlags]) -> PaddingReport:
     """``posemb padding``: left padding with naive and mask-derived position ids (or a real model's signal)."""
-    from posemb_cli.reports import public
     from posemb_cli.run.commands.padding import padding_command
 
     return public(padding_command(_flags("padding", dict(flags))))
@@ -157,7 +157,6 @@ def padding(**flags: Unpack[PaddingFlags]) -> PaddingReport:
 
 def doctor(path: str, **flags: Unpack[DoctorFlags]) -> DoctorReport:
     """``posemb doctor``: findings about a model's position setup (a config, a .gguf, or a checkpoint)."""
-    from posemb_cli.reports import public
     from posemb_cli.run.commands.doctor import doctor_command
 
     where = "checkpoint" if _is_checkpoint(path) and not path.lower().endswith(".gguf") else "model_config"
@@ -171,17 +170,10 @@ def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
     """
     import dataclasses
 
-    from posemb_cli.reports import public
     from posemb_cli.run.commands.heads import heads_command
 
     chosen = _flags("heads", {**flags, "checkpoint": path})
-    if chosen["plot"] is not None:
-        from posemb_cli.render.plot import check_plot_path
-
-        check_plot_path(chosen["plot"])
+    _check_plot(chosen)
     report = dataclasses.replace(public(heads_command(chosen)), pictures=not chosen["no_plot"])
-    if chosen["plot"] is not None:
-        from posemb_cli.render.plot import save_figure
-
-        save_figure(report.plot(), chosen["plot"])
+    _plot(chosen, report)
     return report

@@ -26,9 +26,8 @@ class _Lesson(TypedDict, total=False):
     ids: str | None
 
 
-class _Position(TypedDict, total=False):
+class _Scaling(TypedDict, total=False):
     head_dim: int | None
-    rope_layout: str
     rope_scaling: str
     rope_factor: float
     original_ctx: int | None
@@ -36,6 +35,10 @@ class _Position(TypedDict, total=False):
     beta_slow: float
     low_freq_factor: float
     high_freq_factor: float
+
+
+class _Position(_Scaling, total=False):
+    rope_layout: str
     attention_factor: float | None
     heads: int
 
@@ -74,20 +77,12 @@ class PaddingFlags(_Lesson, _Position, _Checkpoint, total=False):
     model_config: str | None
 
 
-class PrecisionFlags(TypedDict, total=False):
+class PrecisionFlags(_Scaling, total=False):
     scheme: str
     dtypes: str | list[str]
     ctx: int
     dim: int
     base: float
-    head_dim: int | None
-    rope_scaling: str
-    rope_factor: float
-    original_ctx: int | None
-    beta_fast: float
-    beta_slow: float
-    low_freq_factor: float
-    high_freq_factor: float
     checkpoint: str | None
     model_config: str | None
 

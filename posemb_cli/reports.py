@@ -58,10 +58,6 @@ class _Plotted(_Shown):
 class InspectReport(report.InspectReport, _Plotted):
     """``posemb inspect``: one scheme, or a real model, in depth."""
 
-    @classmethod
-    def of(cls, base: report.InspectReport) -> InspectReport:
-        return _of(cls, base)
-
     def _results(self) -> list[report.SchemeReport]:
         return [self.result]
 
@@ -74,10 +70,6 @@ class InspectReport(report.InspectReport, _Plotted):
 @dataclasses.dataclass(frozen=True)
 class CompareReport(report.CompareReport, _Plotted):
     """``posemb compare``: schemes side by side on one batch."""
-
-    @classmethod
-    def of(cls, base: report.CompareReport) -> CompareReport:
-        return _of(cls, base)
 
     def _results(self) -> list[report.SchemeReport]:
         return list(self.results)
