@@ -310,3 +310,14 @@ def test_the_contract_doc_names_every_described_key():
     keys = {*defs["scheme_result"]["properties"], *defs["source"]["properties"], *defs["relative_bias"]["properties"],
             *defs["config"]["properties"], *defs["band"]["properties"]}
     assert sorted(key for key in keys if f"`{key}`" not in text and f"`bands[].{key}`" not in text) == []
+
+
+def test_the_scheme_definitions_are_the_same_in_every_document():
+    """inspect, compare and sweep are self-contained files; the definitions they share must not drift apart
+    (each config object lists its own command's flags, so ``config`` differs by design)."""
+    documents = {name: load_schema(name)["$defs"] for name in ("inspect", "compare", "sweep")}
+    shared = set.intersection(*(set(defs) for defs in documents.values())) - {"config"}
+    assert {"scheme_result", "coverage", "neighbour", "model", "layer_record"} <= shared
+    for name in sorted(shared):
+        assert documents["compare"][name] == documents["inspect"][name], name
+        assert documents["sweep"][name] == documents["inspect"][name], name
