@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from posemb_cli.errors import PosembError
-from posemb_cli.run.real_models import checkpoint_shape, real_model_shape
+from posemb_cli.run.real_models import CHECKPOINT_SCHEME, checkpoint_shape, real_model_shape
 from posemb_cli.run.real_sources import RealModel
 
 __all__ = ["check_source_flags", "check_source_rows", "refuse_conflicts", "settle_checkpoint", "settle_real_model"]
@@ -66,8 +66,9 @@ def _settle(flags: dict, typed: Mapping[str, Any], source_flag: str, source: str
     return out
 
 
-def settle_real_model(real: RealModel, flags: Mapping[str, Any], typed: Mapping[str, Any]) -> tuple[dict, str | None]:
-    """The run's flags with the model's shape in them, and the scheme it takes (None: the flag's).
+def settle_real_model(real: RealModel, flags: Mapping[str, Any], typed: Mapping[str, Any]) -> tuple[dict, str]:
+    """The run's flags with the model's shape in them, and the scheme it takes: a stored table is its own
+    scheme (``checkpoint``: no flag of the formula schemes reaches it), whatever --scheme says.
 
     Args:
         real: the model, as ``--checkpoint`` or ``--config`` named it.
@@ -85,7 +86,7 @@ def settle_real_model(real: RealModel, flags: Mapping[str, Any], typed: Mapping[
         del settled["ctx"]  # the model states none: --ctx is the user's to give
     if real.vocab is None:
         del settled["vocab"]  # unknown token table: --vocab by hand still works
-    return _settle(dict(flags), typed, real.flag, real.path, settled), shape["scheme"]
+    return _settle(dict(flags), typed, real.flag, real.path, settled), shape["scheme"] or CHECKPOINT_SCHEME
 
 
 def settle_checkpoint(real: RealModel, flags: Mapping[str, Any], typed: Mapping[str, Any]) -> dict:

@@ -35,9 +35,7 @@ def inspect_command(flags: Flags, *, progress: Progress | None = None, observe: 
         real = open_real_model(checkpoint=checkpoint, model_config=model_config, key=values["key"],
                                position_offset=values["position_offset"])
         assert real is not None  # one of the two was given
-        values, settled = settle_real_model(real, values, flags.typed)
-        # A stored table is the scheme: no flag of the formula schemes (--base, --full, ...) reaches it.
-        name = settled or ("checkpoint" if real.loaded is not None else name)
+        values, name = settle_real_model(real, values, flags.typed)
         for line in real.notes:
             if note is not None:
                 note(line)

@@ -38,12 +38,10 @@ def padding_command(flags: Flags, *, progress: Progress | None = None) -> Paddin
     require_positive_int("--pad", pad)
     real = _real_model(flags)
     if real is not None:
-        from posemb_cli.run.real_models import CHECKPOINT_SCHEME
         from posemb_cli.run.real_settings import settle_real_model
 
         values, settled = settle_real_model(real, {**values, "max_offset": 1}, flags.typed)
-        settled = settled or (CHECKPOINT_SCHEME if real.loaded is not None else None)
-        names = (settled,) if settled else names
+        names = (settled,)
     require_positive_int("--ctx", values["ctx"])
     if values["ctx"] < 2:
         raise PosembError(f"--ctx {values['ctx']} leaves no room for --pad {pad} pad tokens before a real one")
