@@ -50,8 +50,8 @@ _LAZY = {
     "EmbeddingConfig": "posemb_cli.core.settings",
     "make_config": "posemb_cli.run.config",
     "TablePositionalEmbedding": "posemb_cli.core.schemes.table",
-    "load_checkpoint": "posemb_cli.sources.checkpoint",
-    "read_rope_config": "posemb_cli.sources.model_config",
+    "load_checkpoint": "posemb_cli.sources.weights.position_table",
+    "read_rope_config": "posemb_cli.sources.naming.read",
     "similarity_heatmap": "posemb_cli.measures.heatmap",
 }
 

@@ -41,3 +41,24 @@ def test_every_module_is_named_in_the_architecture_document():
         layer = parts[0].removesuffix(".py")
         assert layer in rows, f"{layer} has no row in docs/architecture.md"
         assert re.search(rf"`{path.stem}`", rows[layer]), f"{path} is not named in the {layer} row"
+
+
+def test_every_sources_module_sits_in_a_subpackage_the_document_names():
+    """sources/ shows the design: each module in a format's or a concept's subpackage, named in its row."""
+    import re
+
+    document = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    row = next(line for line in document.splitlines() if line.startswith("| `sources/`"))
+    for path in (PACKAGE / "sources").rglob("*.py"):
+        parts = path.relative_to(PACKAGE / "sources").parts
+        if parts == ("__init__.py",):
+            continue
+        assert len(parts) == 2, f"{path} is not in a subpackage of sources/ (one level deep)"
+        subpackage = parts[0]
+        assert (PACKAGE / "sources" / subpackage / "__init__.py").is_file(), subpackage
+        assert f"`{subpackage}/`" in row, f"sources/{subpackage}/ is not named in docs/architecture.md"
+        if path.stem != "__init__":
+            section = row[row.index(f"`{subpackage}/`"):]
+            section = section[:min((section.index(f"`{other}/`") for other in re.findall(r"`(\w+)/`", section)[1:]),
+                                   default=len(section))]
+            assert f"`{path.stem}`" in section, f"{path} is not named under sources/{subpackage}/"

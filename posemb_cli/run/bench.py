@@ -100,7 +100,7 @@ def _bench_dim(config, schemes, device, dtype, *, warmup, repeats, tick) -> list
     from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
     from posemb_cli.core.schemes import build_scheme
     from posemb_cli.run.timing import time_side_by_side
-    from posemb_cli.sources.ids import random_ids
+    from posemb_cli.sources.batch.ids import random_ids
 
     batch, seq_len, dim = config.batch, config.seq_len, config.dim
     token = TokenEmbedding(config.vocab, dim, config.init_std,

@@ -12,7 +12,7 @@ import re
 from posemb_cli.core.dtypes import DTYPES
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
+from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 _DEVICE_RE = re.compile(r"^(auto|cpu|cuda|cuda:\d+)$")
 _MAX_SEED = 2**63 - 1

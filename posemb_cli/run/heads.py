@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 from posemb_cli.errors import PosembError
 from posemb_cli.run.heads_report import HeadFigures, HeadsReport, LayerHeads, Pick, SetBands
 from posemb_cli.run.progress import Progress, or_silent
-from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
+from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 if TYPE_CHECKING:  # numpy and the readers load when a run starts: a refused flag costs nothing
     from posemb_cli.measures.head_bands import Bands
-    from posemb_cli.sources.model_reading import ModelReading, RopeSet
+    from posemb_cli.sources.model.reading import ModelReading, RopeSet
 
 MAX_DISTANCES = 4096
 
@@ -148,10 +148,10 @@ def run_heads(checkpoint: str, *, distances: list[int] | None = None, top: int =
 
     from posemb_cli.measures.head_bands import ranked
     from posemb_cli.run.allocator import bounded_heap
-    from posemb_cli.sources.qk_source import open_qk_source
-    from posemb_cli.sources.qk_weights import groups_per_block
-    from posemb_cli.sources.read_model import read_checkpoint_model
-    from posemb_cli.sources.tensor_files import open_tensor_file
+    from posemb_cli.sources.naming.read import read_checkpoint_model
+    from posemb_cli.sources.weights.qk_source import open_qk_source
+    from posemb_cli.sources.weights.qk_weights import groups_per_block
+    from posemb_cli.sources.weights.tensor_files import open_tensor_file
 
     progress = or_silent(progress)
     what = f"--checkpoint {checkpoint}"

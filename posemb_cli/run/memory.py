@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from posemb_cli.core.dtypes import dtype_size
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.limits import cpu_available_bytes, format_bytes
+from posemb_cli.sources.bounds.limits import cpu_available_bytes, format_bytes
 
 __all__ = ["available_bytes", "estimate_bench_bytes", "estimate_bytes", "format_bytes", "require_fits"]
 

@@ -16,7 +16,7 @@ from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
 from posemb_cli.run.memory import estimate_bytes, require_fits
 from posemb_cli.run.memory_blame import size_blame
-from posemb_cli.sources.ids import random_ids, read_ids
+from posemb_cli.sources.batch.ids import random_ids, read_ids
 
 if TYPE_CHECKING:
     import torch

@@ -17,7 +17,7 @@ from posemb_cli.run.rope_models import (  # noqa: F401  (the config path)
     rope_model_shape,
     rope_settings,
 )
-from posemb_cli.sources.checkpoint import LoadedTable
+from posemb_cli.sources.weights.position_table import LoadedTable
 
 CHECKPOINT_SCHEME = "checkpoint"
 

@@ -14,18 +14,18 @@ import os
 from dataclasses import dataclass, field
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.checkpoint import (
+from posemb_cli.sources.model.kind import ModelKind
+from posemb_cli.sources.model.reading import ModelReading
+from posemb_cli.sources.model.rope_model import RopeModel, rope_model_of
+from posemb_cli.sources.naming.read import read_checkpoint_model, read_model
+from posemb_cli.sources.weights.position_table import (
     LoadedTable,
     load_checkpoint,
     model_kind_of,
     position_tables,
 )
-from posemb_cli.sources.model_config import RopeModel, rope_model_of
-from posemb_cli.sources.model_kind import ModelKind
-from posemb_cli.sources.model_reading import ModelReading
-from posemb_cli.sources.read_model import read_checkpoint_model, read_model
-from posemb_cli.sources.relative_bias import RelativeBiasTable, read_relative_bias
-from posemb_cli.sources.tensor_files import open_tensor_file
+from posemb_cli.sources.weights.relative_bias import RelativeBiasTable, read_relative_bias
+from posemb_cli.sources.weights.tensor_files import open_tensor_file
 
 _WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 

@@ -14,7 +14,7 @@ import dataclasses
 
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.report import InspectReport
-from posemb_cli.sources.relative_bias import RelativeBiasTable
+from posemb_cli.sources.weights.relative_bias import RelativeBiasTable
 
 SCHEME = "relative_bias"
 

@@ -15,7 +15,7 @@ import dataclasses
 from posemb_cli.core.schemes.rope_scaling import SCALING_KINDS
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.report import InspectReport
-from posemb_cli.sources.model_config import RopeModel
+from posemb_cli.sources.model.rope_model import RopeModel
 
 __all__ = ["inspect_rope_config", "rope_model_shape", "rope_settings"]
 

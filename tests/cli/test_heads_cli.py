@@ -229,8 +229,8 @@ def test_a_family_whose_norms_posemb_does_not_know_is_refused(tmp_path, llama):
 
 
 def test_a_layer_that_does_not_fit_in_memory_is_refused(llama, monkeypatch):
-    import posemb_cli.sources.limits as limits
-    import posemb_cli.sources.qk_weights as qk_weights
+    import posemb_cli.sources.bounds.limits as limits
+    import posemb_cli.sources.weights.qk_weights as qk_weights
 
     def short_of_memory(what: str, needed: int, *, detail: str = "") -> None:  # the config's read still fits
         with monkeypatch.context() as patched:
@@ -250,7 +250,7 @@ def test_torch_is_not_imported_for_a_refused_flag():
 
 def test_weights_are_read_one_layer_at_a_time(llama, monkeypatch):
     """Every layer's tensors are read when that layer is measured: no layer's q/k are held while another's are read."""
-    import posemb_cli.sources.tensor_files as tensor_files
+    import posemb_cli.sources.weights.tensor_files as tensor_files
 
     opened = tensor_files.open_tensor_file
     reads: list[str] = []

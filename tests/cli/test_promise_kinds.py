@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import torch
 from posemb_cli.cli.app import app
-from posemb_cli.sources import limits
+from posemb_cli.sources.bounds import limits as limits
 from typer.testing import CliRunner
 
 from tests.refusals import check_refused

@@ -108,7 +108,7 @@ def test_f32_gguf_gives_the_safetensors_figures_and_needs_the_unpermutation(tmp_
     np.testing.assert_allclose(_figures(from_gguf)[0], shares, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(_figures(from_gguf)[1], kernels, rtol=1e-9, atol=1e-9 * np.abs(kernels).max())
 
-    import posemb_cli.sources.qk_weights as qk_weights
+    import posemb_cli.sources.weights.qk_weights as qk_weights
 
     monkeypatch.setattr(qk_weights, "unpermute_rows", lambda w, heads: w)  # a reading that forgets the permutation
     wrong_shares, wrong_kernels = _figures(heads_json(path))

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 from posemb_cli.run.config import PosembError
-from posemb_cli.sources.ids import random_ids, read_ids
+from posemb_cli.sources.batch.ids import random_ids, read_ids
 
 
 def test_json_and_npy_give_the_same_batch(tmp_path):

@@ -7,7 +7,7 @@ import pytest
 import torch
 from posemb_cli.core.schemes.table import TablePositionalEmbedding
 from posemb_cli.run.config import PosembError
-from posemb_cli.sources.checkpoint import load_checkpoint
+from posemb_cli.sources.weights.position_table import load_checkpoint
 
 from tests.model_files import gpt2_tensors, opt_tensors, roberta_tensors, save_safetensors, save_torch, write_config
 
@@ -49,7 +49,7 @@ def test_safetensors_reads_only_the_position_tensor(tmp_path, monkeypatch):
             read.append(name)
             return self.inner.get_tensor(name)
 
-    from posemb_cli.sources import safetensors_map
+    from posemb_cli.sources.safetensors import tensor_map as safetensors_map
 
     mapped = safetensors_map.mapped_tensor
 

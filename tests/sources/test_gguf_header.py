@@ -8,8 +8,8 @@ import pytest
 gguf = pytest.importorskip("gguf")
 
 from posemb_cli.errors import PosembError  # noqa: E402
-from posemb_cli.sources.gguf_file import gguf_reader  # noqa: E402
-from posemb_cli.sources.gguf_header import read_header  # noqa: E402
+from posemb_cli.sources.gguf.file import gguf_reader  # noqa: E402
+from posemb_cli.sources.gguf.header import read_header  # noqa: E402
 
 from tests.gguf_files import close_writer  # noqa: E402
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.ids_input import read_ids_input
-from posemb_cli.sources.json_limits import json_depth, parse_json
-from posemb_cli.sources.limits import MAX_JSON_DEPTH, format_bytes
+from posemb_cli.sources.batch.ids_input import read_ids_input
+from posemb_cli.sources.bounds.json_limits import json_depth, parse_json
+from posemb_cli.sources.bounds.limits import MAX_JSON_DEPTH, format_bytes
 
 
 def depth_of(value) -> int:

@@ -5,8 +5,8 @@ import os
 
 import pytest
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.model_kind import classify_config, classify_tensors
-from posemb_cli.sources.tensor_files import open_tensor_file
+from posemb_cli.sources.model.kind import classify_config, classify_tensors
+from posemb_cli.sources.weights.tensor_files import open_tensor_file
 
 from tests.model_zoo import FAMILIES, zoo_model
 

@@ -12,11 +12,11 @@ import subprocess
 import sys
 import tracemalloc
 
-import posemb_cli.sources.json_limits as json_limits
+import posemb_cli.sources.bounds.json_limits as json_limits
 import pytest
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.json_limits import json_depth, parse_bytes, parse_json
-from posemb_cli.sources.safetensors_header import read_safetensors_header
+from posemb_cli.sources.bounds.json_limits import json_depth, parse_bytes, parse_json
+from posemb_cli.sources.safetensors.header import read_safetensors_header
 
 ITEMS = ["{}", "[]", "0.5", "123456", "7", '"abcdefgh"', '{"k":1}', "[[[1]]]", "true", '"\u00e9\u00e9"',
          '"\U0001F600"', "1" * 30, '{"a":{"b":[1,2]}}']
@@ -43,7 +43,7 @@ def test_unique_keys_are_bounded_too():
 
 
 def test_a_parse_past_the_memory_free_is_refused_with_the_estimate(monkeypatch):
-    monkeypatch.setattr("posemb_cli.sources.limits.cpu_available_bytes", lambda: 1 << 20)
+    monkeypatch.setattr("posemb_cli.sources.bounds.limits.cpu_available_bytes", lambda: 1 << 20)
     data = ("[" + ",".join(["{}"] * 100_000) + "]").encode()
     with pytest.raises(PosembError, match=r"--config c.json: reading it needs about [\d.]+ MiB \(parsing 293.0 KiB "
                                           r"of JSON into Python objects\) but 1.0 MiB is free"):
@@ -61,7 +61,7 @@ def test_depth_is_measured_across_chunks(monkeypatch):
 
 
 def test_headroom_follows_the_address_space_limit():
-    code = ("import resource; from posemb_cli.sources.limits import process_headroom, cpu_available_bytes; "
+    code = ("import resource; from posemb_cli.sources.bounds.limits import process_headroom, cpu_available_bytes; "
             "resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, resource.RLIM_INFINITY)); "
             "room, name = process_headroom(); print(room, cpu_available_bytes(), name)")
     pytest.importorskip("resource")

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from posemb_cli.sources.qk_weights import BLOCK_BYTES, AttentionShape, block_bytes, groups_per_block, unpermute_rows
+from posemb_cli.sources.weights.qk_weights import (
+    BLOCK_BYTES,
+    AttentionShape,
+    block_bytes,
+    groups_per_block,
+    unpermute_rows,
+)
 
 from tests.run.test_heads_gguf import llama_cpp_permute
 

@@ -14,7 +14,7 @@ import pytest
 
 gguf = pytest.importorskip("gguf")
 
-from posemb_cli.sources.read_model import read_model  # noqa: E402
+from posemb_cli.sources.naming.read import read_model  # noqa: E402
 
 FOLDER = os.environ.get("POSEMB_REAL_MODELS", os.path.expanduser("~/.cache/posemb-real-models"))
 SMOL = os.path.join(FOLDER, "SmolLM2-135M-Instruct.Q4_1.gguf")

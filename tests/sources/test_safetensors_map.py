@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from posemb_cli.sources.safetensors_map import mapped_tensor
-from posemb_cli.sources.tensor_files import open_tensor_file
+from posemb_cli.sources.safetensors.tensor_map import mapped_tensor
+from posemb_cli.sources.weights.tensor_files import open_tensor_file
 from safetensors.torch import load_file, save_file
 
 

@@ -31,8 +31,8 @@ def _not_a_formula(flag: str, path: str, kind) -> PosembError:
 def _rope_model(model_config: str | None, checkpoint: str | None):
     """The RoPE model and its JSON ``source``, the model's kind told first (its one reading)."""
     if model_config is not None:
-        from posemb_cli.sources.model_config import rope_model_of
-        from posemb_cli.sources.read_model import read_model
+        from posemb_cli.sources.model.rope_model import rope_model_of
+        from posemb_cli.sources.naming.read import read_model
 
         reading = read_model(model_config)
         if reading.kind.kind != "rope":

@@ -17,7 +17,7 @@ from posemb_cli.run.doctor.scaling_rules import scaling_findings
 from posemb_cli.run.doctor.subject import Subject, subjects
 from posemb_cli.run.doctor.table_rules import table_findings
 from posemb_cli.run.documents import DoctorReport, Finding
-from posemb_cli.sources.model_reading import ModelReading
+from posemb_cli.sources.model.reading import ModelReading
 
 __all__ = ["run_doctor"]
 
@@ -47,15 +47,15 @@ def run_doctor(*, config: str | None = None, checkpoint: str | None = None) -> D
     Raises:
         PosembError: a file that cannot be read (exit 2), naming the flag.
     """
-    from posemb_cli.sources.read_model import read_checkpoint_model, read_model
+    from posemb_cli.sources.naming.read import read_checkpoint_model, read_model
 
     if (config is None) == (checkpoint is None):
         raise PosembError("doctor needs exactly one of --config FILE or --checkpoint PATH")
     if config is not None:
         reading = read_model(config, "--config", lenient=True)
         return DoctorReport(source=_source(reading), findings=_config_findings(reading))
-    from posemb_cli.sources.checkpoint import load_checkpoint, model_kind_of
-    from posemb_cli.sources.tensor_files import open_tensor_file
+    from posemb_cli.sources.weights.position_table import load_checkpoint, model_kind_of
+    from posemb_cli.sources.weights.tensor_files import open_tensor_file
 
     assert checkpoint is not None  # exactly one of the two was given
     tensors = open_tensor_file(checkpoint)

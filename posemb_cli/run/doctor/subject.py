@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass
 
 from posemb_cli.core.wording import layer_ranges
-from posemb_cli.sources.config_fields import Fields
-from posemb_cli.sources.model_reading import ModelReading, RopeSet
+from posemb_cli.sources.model.fields import Fields
+from posemb_cli.sources.model.reading import ModelReading, RopeSet
 
 __all__ = ["Subject", "number", "subjects"]
 

@@ -6,7 +6,7 @@ Id: table-short.
 from __future__ import annotations
 
 from posemb_cli.run.documents import Finding
-from posemb_cli.sources.model_reading import ModelReading
+from posemb_cli.sources.model.reading import ModelReading
 
 __all__ = ["table_findings"]
 

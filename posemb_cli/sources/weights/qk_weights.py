@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.limits import format_bytes, require_memory
-from posemb_cli.sources.qk_names import FUSED_PER_HEAD, QKNames
+from posemb_cli.sources.bounds.limits import format_bytes, require_memory
+from posemb_cli.sources.weights.qk_names import FUSED_PER_HEAD, QKNames
 
 if TYPE_CHECKING:
     import torch
 
-    from posemb_cli.sources.attention_inputs import AttentionInput
-    from posemb_cli.sources.tensor_files import TensorFile
+    from posemb_cli.sources.weights.attention_inputs import AttentionInput
+    from posemb_cli.sources.weights.tensor_files import TensorFile
 
 __all__ = ["BLOCK_BYTES", "AttentionShape", "QKLayer", "as_float", "block_bytes", "groups_per_block", "layer_bytes",
            "read_qk_layer", "unpermute_rows"]

@@ -22,12 +22,12 @@ from typing import Any
 
 from posemb_cli.core.wording import ordinal
 from posemb_cli.errors import PosembError
-from posemb_cli.sources import gguf_rules as rules_of
-from posemb_cli.sources.config_reading import read_config
-from posemb_cli.sources.gguf_file import gguf_reader, metadata, tensor_shape, tensor_values
-from posemb_cli.sources.gguf_header import GGUFHeader
-from posemb_cli.sources.model_kind import ModelKind
-from posemb_cli.sources.model_reading import ModelReading
+from posemb_cli.sources.gguf import rules as rules_of
+from posemb_cli.sources.gguf.file import gguf_reader, metadata, tensor_shape, tensor_values
+from posemb_cli.sources.gguf.header import GGUFHeader
+from posemb_cli.sources.hf_config.reading import read_config
+from posemb_cli.sources.model.kind import ModelKind
+from posemb_cli.sources.model.reading import ModelReading
 
 # Keys that change RoPE and that posemb does not model: refused unless neutral (None: any value is refused).
 _UNMODELLED = {"rope.scaling.yarn_attn_factor": 1.0, "rope.scaling.yarn_log_multiplier": 0.0,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources import model_families as fam
+from posemb_cli.sources.model import families as fam
 
 _ROPE_FIELDS = ("rope_theta", "rope_scaling", "rope_parameters", "rotary_pct", "rotary_emb_base",
                 "partial_rotary_factor", "rotary_dim", "qk_rope_head_dim")

@@ -15,8 +15,8 @@ import math
 from dataclasses import dataclass, field
 
 from posemb_cli.core.schemes.rope_scaling import RopeScaling
-from posemb_cli.sources.config_fields import Fields, config_error
-from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
+from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
+from posemb_cli.sources.model.fields import Fields, config_error
 
 # rope_type in the file -> the scaling kind of core/schemes/rope_scaling.py
 ROPE_TYPES = {"default": "none", "linear": "linear", "dynamic": "dynamic", "yarn": "yarn", "longrope": "longrope",

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError, brief
-from posemb_cli.sources.limits import format_bytes, require_mapping, require_memory
+from posemb_cli.sources.bounds.limits import format_bytes, require_mapping, require_memory
 
 if TYPE_CHECKING:
-    from posemb_cli.sources.model_kind import ModelKind
+    from posemb_cli.sources.model.kind import ModelKind
 
 SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".gguf")
 _DIRECTORY_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
@@ -66,7 +66,7 @@ def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
         raise PosembError(f"{flag} {path}: unsupported file type {suffix or '(none)'!r}; "
                           f"use {', '.join(SUFFIXES)} or a model directory")
     if suffix == ".gguf":  # llama.cpp's format: tensors and metadata in one file (the optional gguf package)
-        from posemb_cli.sources.gguf_file import open_gguf
+        from posemb_cli.sources.gguf.file import open_gguf
 
         shapes, read, kind = open_gguf(path, flag)  # its own metadata is the model's config
         return TensorFile(path, "gguf", shapes, read, model_kind=kind)
@@ -76,7 +76,7 @@ def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
 
 def read_json_object(path: str, flag: str) -> dict:
     """The JSON object in ``path``, or PosembError naming ``flag`` and the file."""
-    from posemb_cli.sources.json_limits import read_json_file
+    from posemb_cli.sources.bounds.json_limits import read_json_file
 
     value = read_json_file(path, f"{flag} {path}")  # sized and depth-checked before it is parsed
     if not isinstance(value, dict):
@@ -104,7 +104,7 @@ def _open_directory(path: str, flag: str) -> TensorFile:
 
 
 def _open_safetensors(path: str, flag: str, model_config: dict | None) -> TensorFile:
-    from posemb_cli.sources.safetensors_header import read_safetensors_header
+    from posemb_cli.sources.safetensors.header import read_safetensors_header
 
     what = f"{flag} {path}"
     header = read_safetensors_header(path, what)  # every tensor sized before anything is mapped
@@ -125,7 +125,7 @@ def _open_safetensors(path: str, flag: str, model_config: dict | None) -> Tensor
                           f"({brief(str(exc).split(': ')[-1]) or type(exc).__name__}); give a smaller file") from None
 
     def read(name: str):
-        from posemb_cli.sources.safetensors_map import mapped_tensor
+        from posemb_cli.sources.safetensors.tensor_map import mapped_tensor
 
         mapped = mapped_tensor(path, name)  # a float tensor: a view of the file's memory map, no copy
         if mapped is not None:

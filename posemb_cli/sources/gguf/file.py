@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from posemb_cli.errors import PosembError
 
 if TYPE_CHECKING:
-    from posemb_cli.sources.gguf_header import GGUFHeader
-    from posemb_cli.sources.model_kind import ModelKind
+    from posemb_cli.sources.gguf.header import GGUFHeader
+    from posemb_cli.sources.model.kind import ModelKind
 
 INSTALL_HINT = "reading .gguf files needs the gguf package: pip install 'posemb[gguf]'"
 
@@ -42,7 +42,7 @@ def gguf_reader(path: str, flag: str) -> GGUFHeader:
 @functools.lru_cache(maxsize=2)
 def _header(path: str, _mtime_ns: int, _size: int) -> GGUFHeader:
     """One reading of the header per file and version of it: the model's reading and its tensors share it."""
-    from posemb_cli.sources.gguf_header import read_header
+    from posemb_cli.sources.gguf.header import read_header
 
     return read_header(path)
 
@@ -73,7 +73,7 @@ def tensor_values(tensor) -> list[float]:
 
 def open_gguf(path: str, flag: str) -> tuple[dict, Callable[[str], object], ModelKind]:
     """The GGUF file's tensors for a TensorFile: (shapes, read(name), the model's kind)."""
-    from posemb_cli.sources.gguf_rules import gguf_kind
+    from posemb_cli.sources.gguf.rules import gguf_kind
 
     reader = gguf_reader(path, flag)
     tensors = {tensor.name: tensor for tensor in reader.tensors}

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from posemb_cli.errors import PosembError, brief
-from posemb_cli.sources.json_limits import refuse_large_json
-from posemb_cli.sources.limits import (
+from posemb_cli.sources.bounds.json_limits import refuse_large_json
+from posemb_cli.sources.bounds.limits import (
     MAX_COUNT,
     MAX_JSON_BYTES,
     format_bytes,

@@ -10,7 +10,7 @@ does this module, saying which rule it used.
 
 from __future__ import annotations
 
-from posemb_cli.sources.config_fields import Fields
+from posemb_cli.sources.model.fields import Fields
 
 _GEMMA3 = ("gemma3", "gemma3_text")
 _GEMMA3_BASES = {"full_attention": ("rope_theta", 1_000_000.0), "sliding_attention": ("rope_local_base_freq", 10_000.0)}

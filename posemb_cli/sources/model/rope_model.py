@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 
 from posemb_cli.core.schemes.rope_scaling import RopeScaling
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.model_reading import SHARED_SET, ModelReading, RopeSet
-from posemb_cli.sources.rope_parameters import ROPE_TYPES
+from posemb_cli.sources.model.reading import SHARED_SET, ModelReading, RopeSet
 
-__all__ = ["ROPE_TYPES", "RopeModel", "read_rope_config", "rope_model_of"]
+__all__ = ["RopeModel", "rope_model_of"]
 
 
 @dataclass(frozen=True)
@@ -85,10 +84,3 @@ def rope_model_of(reading: ModelReading) -> RopeModel:
     from dataclasses import replace
 
     return replace(first, others=tuple(others))
-
-
-def read_rope_config(path: str) -> RopeModel:
-    """Read a config.json, a model directory or a .gguf file into the model's RoPE, one per layer type."""
-    from posemb_cli.sources.read_model import read_model
-
-    return rope_model_of(read_model(path))

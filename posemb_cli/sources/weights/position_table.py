@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError, brief
-from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT, require_memory
-from posemb_cli.sources.model_families import POSITION_NAMES, TOKEN_NAMES
-from posemb_cli.sources.model_kind import ModelKind, classify_config, classify_tensors
-from posemb_cli.sources.tensor_files import TensorFile, open_tensor_file
+from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT, require_memory
+from posemb_cli.sources.model.families import POSITION_NAMES, TOKEN_NAMES
+from posemb_cli.sources.model.kind import ModelKind, classify_config, classify_tensors
+from posemb_cli.sources.weights.tensor_files import TensorFile, open_tensor_file
 
 if TYPE_CHECKING:
     import torch

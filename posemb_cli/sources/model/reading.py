@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 from posemb_cli.core.settings import RopeScaling
 from posemb_cli.core.wording import layer_ranges
-from posemb_cli.sources.config_fields import Fields
-from posemb_cli.sources.model_kind import ModelKind
+from posemb_cli.sources.model.fields import Fields
+from posemb_cli.sources.model.kind import ModelKind
 
 POSITIONS = ("rope", "none", "alibi", "relative_bias", "table")
 SHARED_SET = "shared"

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.checkpoint import token_table
-from posemb_cli.sources.model_families import RELATIVE_BIAS_NAMES
-from posemb_cli.sources.model_kind import ModelKind, first_field
-from posemb_cli.sources.tensor_files import TensorFile
+from posemb_cli.sources.model.families import RELATIVE_BIAS_NAMES
+from posemb_cli.sources.model.kind import ModelKind, first_field
+from posemb_cli.sources.weights.position_table import token_table
+from posemb_cli.sources.weights.tensor_files import TensorFile
 
 if TYPE_CHECKING:
     import torch

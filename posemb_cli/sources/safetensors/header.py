@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.json_limits import parse_json
+from posemb_cli.sources.bounds.json_limits import parse_json
 
 __all__ = ["DTYPE_BYTES", "MAX_HEADER", "SafetensorsHeader", "read_safetensors_header"]
 

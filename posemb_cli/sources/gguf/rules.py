@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.model_kind import ModelKind
+from posemb_cli.sources.model.kind import ModelKind
 
 # llama_model_rope_type: NORM rotates (2i, 2i + 1), NEOX (i, i + n_rot / 2), MROPE is NEOX by sections.
 NORM_ARCHS = frozenset({

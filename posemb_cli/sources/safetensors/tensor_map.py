@@ -18,7 +18,7 @@ import sys
 
 import torch
 
-from posemb_cli.sources.safetensors_header import read_safetensors_header
+from posemb_cli.sources.safetensors.header import read_safetensors_header
 
 _DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
 

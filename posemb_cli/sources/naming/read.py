@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.config_reading import read_config
-from posemb_cli.sources.model_families import TOKEN_NAMES
-from posemb_cli.sources.model_reading import ModelReading
-from posemb_cli.sources.tensor_files import TensorFile, read_json_object
+from posemb_cli.sources.hf_config.reading import read_config
+from posemb_cli.sources.model.families import TOKEN_NAMES
+from posemb_cli.sources.model.reading import ModelReading
+from posemb_cli.sources.model.rope_model import RopeModel, rope_model_of
+from posemb_cli.sources.weights.tensor_files import TensorFile, read_json_object
 
-__all__ = ["config_file", "read_checkpoint_model", "read_model"]
+__all__ = ["config_file", "read_checkpoint_model", "read_model", "read_rope_config"]
 
 
 def config_file(path: str, flag: str) -> str:
@@ -35,7 +36,7 @@ def read_model(path: str, flag: str = "--config", *, lenient: bool = False) -> M
     """
     file = config_file(path, flag)
     if file.lower().endswith(".gguf"):
-        from posemb_cli.sources.gguf_reading import read_gguf
+        from posemb_cli.sources.gguf.reading import read_gguf
 
         return read_gguf(file, flag, lenient=lenient)
     return read_config(file, read_json_object(file, flag), flag=flag, lenient=lenient)
@@ -56,7 +57,7 @@ def read_checkpoint_model(tensors: TensorFile, path: str, *, lenient: bool = Fal
     """The reading of a checkpoint's model: its own GGUF header, or the config.json beside its weights (None
     when there is none), with the token table's shape from the weights."""
     if tensors.kind == "gguf":
-        from posemb_cli.sources.gguf_reading import read_gguf
+        from posemb_cli.sources.gguf.reading import read_gguf
 
         return read_gguf(tensors.path, "--checkpoint", lenient=lenient)
     if tensors.model_config is None:
@@ -67,3 +68,8 @@ def read_checkpoint_model(tensors: TensorFile, path: str, *, lenient: bool = Fal
     import dataclasses
 
     return dataclasses.replace(reading, token_table=_token_table(tensors, reading.hidden_size))
+
+
+def read_rope_config(path: str) -> RopeModel:
+    """Read a config.json, a model directory or a .gguf file into the model's RoPE, one per layer type."""
+    return rope_model_of(read_model(path))

@@ -16,7 +16,7 @@ import os
 import re
 
 from posemb_cli.errors import PosembError, brief
-from posemb_cli.sources.limits import MAX_JSON_BYTES, MAX_JSON_DEPTH, format_bytes, require_memory
+from posemb_cli.sources.bounds.limits import MAX_JSON_BYTES, MAX_JSON_DEPTH, format_bytes, require_memory
 
 __all__ = ["JSON_EXPANSION", "json_depth", "parse_bytes", "parse_json", "read_json_file", "refuse_large_json"]
 

@@ -20,8 +20,8 @@ A layer type posemb does not model (``linear_attention``, ...) is refused, namin
 from __future__ import annotations
 
 from posemb_cli.core.wording import ordinal
-from posemb_cli.sources.config_fields import Fields
-from posemb_cli.sources.model_reading import SHARED_SET, LayerRecord
+from posemb_cli.sources.model.fields import Fields
+from posemb_cli.sources.model.reading import SHARED_SET, LayerRecord
 
 ATTENTION_TYPES = ("full_attention", "sliding_attention", "chunked_attention")
 _PATTERNS = {"gemma2": 2, "gpt_oss": 2, "gemma3": 6, "gemma3_text": 6, "cohere2": 4}  # every Nth layer is full

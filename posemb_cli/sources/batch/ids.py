@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, BinaryIO
 import numpy as np
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.ids_input import FORMAT_HINT, IdsBytes, read_ids_input
-from posemb_cli.sources.json_limits import parse_json
+from posemb_cli.sources.batch.ids_input import FORMAT_HINT, IdsBytes, read_ids_input
+from posemb_cli.sources.bounds.json_limits import parse_json
 
 if TYPE_CHECKING:
     import torch

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
+from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 __all__ = ["Fields", "config_error"]
 

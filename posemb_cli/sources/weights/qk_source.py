@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.qk_weights import AttentionShape, QKLayer, read_qk_layer
+from posemb_cli.sources.weights.qk_weights import AttentionShape, QKLayer, read_qk_layer
 
 if TYPE_CHECKING:
-    from posemb_cli.sources.attention_inputs import AttentionInput
-    from posemb_cli.sources.model_reading import ModelReading
-    from posemb_cli.sources.qk_names import QKNames
-    from posemb_cli.sources.tensor_files import TensorFile
+    from posemb_cli.sources.model.reading import ModelReading
+    from posemb_cli.sources.weights.attention_inputs import AttentionInput
+    from posemb_cli.sources.weights.qk_names import QKNames
+    from posemb_cli.sources.weights.tensor_files import TensorFile
 
 __all__ = ["QKSource", "open_qk_source"]
 
@@ -62,8 +62,8 @@ def open_qk_source(tensors: TensorFile, reading: ModelReading, what: str) -> QKS
     Refused (exit 2, naming ``what``): a family whose norms posemb does not know, projections not found or of
     another shape, a norm that the family's runtime applies but the checkpoint lacks (or the reverse).
     """
-    from posemb_cli.sources.attention_inputs import attention_input
-    from posemb_cli.sources.qk_names import find_qk_names
+    from posemb_cli.sources.weights.attention_inputs import attention_input
+    from posemb_cli.sources.weights.qk_names import find_qk_names
 
     shape = _shape(reading, what)
     rule = attention_input(reading.model_type, tensors.kind, what)

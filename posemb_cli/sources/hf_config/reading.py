@@ -18,14 +18,14 @@ import dataclasses
 from typing import Any
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.config_fields import Fields
-from posemb_cli.sources.layer_rules import layer_count, layer_records
-from posemb_cli.sources.limits import MAX_COUNT, MAX_COUNT_TEXT
-from posemb_cli.sources.model_families import HEAD_FIELDS, INTERLEAVED_FAMILIES, ROPE_INTERLEAVE_DEFAULTS, WIDTH_FIELDS
-from posemb_cli.sources.model_kind import ModelKind, classify_config, first_field
-from posemb_cli.sources.model_reading import SHARED_SET, LayerRecord, ModelReading, RopeSet
-from posemb_cli.sources.rope_blocks import rope_blocks
-from posemb_cli.sources.rope_parameters import read_rope_block
+from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
+from posemb_cli.sources.hf_config.layer_rules import layer_count, layer_records
+from posemb_cli.sources.hf_config.rope_blocks import rope_blocks
+from posemb_cli.sources.hf_config.rope_parameters import read_rope_block
+from posemb_cli.sources.model.families import HEAD_FIELDS, INTERLEAVED_FAMILIES, ROPE_INTERLEAVE_DEFAULTS, WIDTH_FIELDS
+from posemb_cli.sources.model.fields import Fields
+from posemb_cli.sources.model.kind import ModelKind, classify_config, first_field
+from posemb_cli.sources.model.reading import SHARED_SET, LayerRecord, ModelReading, RopeSet
 
 _POSITION_OF_KIND = {"learned": "table", "sinusoidal": "table", "alibi": "alibi", "relative_bias": "relative_bias",
                      "relative_embeddings": "relative_embeddings", "none": "none"}

@@ -1,0 +1,1 @@
+"""What a model is, once read: the reading and its per-layer records, the kind of position, each field as read."""

@@ -1,0 +1,1 @@
+"""The ``.safetensors`` format: its header read before any byte is mapped, one tensor as a view of the map."""
