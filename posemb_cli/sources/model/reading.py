@@ -24,7 +24,7 @@ from posemb_cli.sources.model.kind import ModelKind
 POSITIONS = ("rope", "none", "alibi", "relative_bias", "table")
 SHARED_SET = "shared"
 
-__all__ = ["POSITIONS", "SHARED_SET", "LayerGroup", "LayerRecord", "ModelReading", "RopeSet"]
+__all__ = ["POSITIONS", "SHARED_SET", "Attends", "LayerGroup", "LayerRecord", "ModelReading", "RopeSet"]
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,24 @@ class LayerGroup:
 
 
 @dataclass(frozen=True)
+class Attends:
+    """The distances the layers of one RoPE set attend: 0 to ``distance`` - 1, and why.
+
+    Attributes:
+        distance: one more than the farthest distance any of its layers attends.
+        why: in words: its layers' sliding window (or chunk), or the context the set runs at.
+        windowed: True when a window (or chunk) bounds it below the context.
+    """
+
+    distance: int
+    why: str
+    windowed: bool = False
+
+    def to_dict(self) -> dict:
+        return {"distance": self.distance, "why": self.why, "windowed": self.windowed}
+
+
+@dataclass(frozen=True)
 class ModelReading:
     """A real model's hyperparameters, read once, with one record per layer.
 
@@ -176,6 +194,18 @@ class ModelReading:
         """The window every layer of the set attends within, or None when one of them sees the whole context."""
         windows = [record.window for record in self.layers if record.rope_set == set_name]
         return None if not windows or any(window is None for window in windows) else max(w for w in windows if w)
+
+    def attends_to(self, set_name: str) -> Attends:
+        """The distances the set's layers attend: their window (or chunk) where every one of them has one shorter
+        than the set's context, else the context the set runs at (extended for dynamic, yarn and llama3)."""
+        context = self.rope_set(set_name).ctx
+        window = self.window_of(set_name)
+        if window is not None and window < context:
+            kinds = {record.attention for record in self.layers if record.rope_set == set_name}
+            what = "chunk" if kinds == {"chunked_attention"} else "sliding window"
+            return Attends(window, f"the {what} of its layers ({layer_ranges(self.layers_of(set_name))}): "
+                                   f"distances below {window:,}", windowed=True)
+        return Attends(context, f"the context it runs at: distances below {context:,}")
 
     @property
     def token_parameters(self) -> int | None:
