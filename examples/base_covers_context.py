@@ -1,4 +1,4 @@
-"""Does a model's RoPE base cover its context? One answer per RoPE set, against the distances its layers attend.
+"""Does a model's RoPE base cover the distances its layers attend? One answer per RoPE set (a sliding set: its window).
 
     python examples/base_covers_context.py Meta-Llama-3.1-8B/config.json    (or a model.gguf)
 """
@@ -10,16 +10,14 @@ import posemb_cli as posemb
 
 def main(path: str) -> None:
     report = posemb.inspect_model(path, max_offset=1, no_plot=True).to_dict()
-    groups = {group["rope_set"]: group for group in report["model"]["layer_groups"] if group["rope_set"]}
     for entry in report.get("layer_types") or [report]:
         source, bound = entry["source"], entry["context_bound"]
-        group = groups[source["rope_set"]]
-        reach = group["window"] or bound["ctx"]  # a sliding layer only ever sees its window
-        first = bound["first_negative"]
-        covered = first is None or first > reach
-        verdict = "covered" if covered else f"NOT covered (a base of {bound['min_base']:.4g} would be)"
-        print(f"{source['rope_set']} ({len(group['layers'])} layers): base {source['rope_theta']:g} over "
-              f"{reach:,} positions: sum cos(m theta) first negative at {first or 'no distance scanned'}: {verdict}")
+        attends, dip = source["attends_to"], bound["dip"]
+        verdict = "covered" if bound["covers"] else (
+            f"NOT covered: first negative at {bound['first_negative']:,}, lowest {dip['depth']:.1%} of the pairs at "
+            f"{dip['at']:,}; base {bound['min_base']:,.0f} covers, as does every grid base above it")
+        print(f"{source['rope_set']} ({len(source['rope_set_layers'])} layers): base {source['rope_theta']:g}, "
+              f"distances below {attends['distance']:,} ({attends['why']}): {verdict}")
 
 
 if __name__ == "__main__":

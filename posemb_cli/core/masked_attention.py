@@ -25,6 +25,7 @@ def masked_self_attention(
     *,
     rotate: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
     bias: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
+    window: int | None = None,
 ) -> torch.Tensor:
     """softmax(q k^T / sqrt(D) + bias, pad keys at -inf) v for one head.
 
@@ -35,6 +36,8 @@ def masked_self_attention(
         positions: (B, T) int64 position ids.
         rotate: ``rotate(x (T, D), positions (T,))`` applied to q and k row by row (RoPE).
         bias: ``bias(query_positions (T,), key_positions (T,)) -> (T, T)`` added to the scores (ALiBi).
+        window: a sliding window: keys W or more tokens away (in the sequence, pads included, as runtimes
+            mask) are masked too.
 
     Returns:
         (B, T, D) outputs; pad rows are computed too (they attend to real keys) and are the caller's to drop.
@@ -48,4 +51,7 @@ def masked_self_attention(
         scores = scores + torch.stack([bias(positions[row], positions[row]) for row in range(x.shape[0])]).to(
             scores.dtype)
     scores = scores.masked_fill(~key_mask[:, None, :], float("-inf"))
+    if window is not None:
+        index = torch.arange(x.shape[1], device=x.device)
+        scores = scores.masked_fill((index[:, None] - index[None, :]).abs() >= window, float("-inf"))
     return torch.softmax(scores, dim=-1) @ v  # (B, T, D)

@@ -1,5 +1,5 @@
 """Words shared by the measures' notes, the sources' rules and the renderers: ordinals, "every n-th position",
-runs of layer indices.
+runs of layer indices, a measured figure.
 
 Lives in core (it imports nothing) so that measures and render both reach it
 without crossing layers.
@@ -7,7 +7,9 @@ without crossing layers.
 
 from __future__ import annotations
 
-__all__ = ["every_nth", "layer_ranges", "ordinal"]
+import math
+
+__all__ = ["every_nth", "general", "layer_ranges", "ordinal"]
 
 
 def ordinal(n: int) -> str:
@@ -37,3 +39,13 @@ def layer_ranges(layers) -> str:
         else:
             runs.append([index])
     return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)) for run in runs)
+
+
+def general(value: float | None) -> str:
+    """A measured figure: four significant digits; from 1,000 up (positions, lengths) a whole number with
+    separators, never an exponent: 0.3541, 1.277e-06, 255.5, 1,024, 65,536."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if 1000 <= abs(value) < 1e15:
+        return f"{value:,.0f}"
+    return f"{value:.4g}"

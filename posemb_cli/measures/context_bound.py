@@ -1,20 +1,19 @@
-"""The base's context bound (Men et al. 2024, "Base of RoPE Bounds Context Length").
+"""The cosine sum behind the base's context bound (Men et al. 2024, "Base of RoPE Bounds Context Length").
 
 Notation: F frequencies theta_i, m a distance in positions.
 
 For a query equal to its key, RoPE's score at distance m is proportional to
 ``B(m) = sum_i cos(m * theta_i)`` (the same sum is the dot product of two
-sinusoidal rows m apart). While B stays positive, attention can still favour a
-similar token nearby over one far away; the paper's bound is the first m where
-it goes negative. A context longer than that m asks for a larger base: the
-smallest base whose B stays non-negative at every m below the context is found
-by bisection on log(base).
+sinusoidal rows m apart). While B stays non-negative, attention can still favour
+a similar token nearby over a random one; the paper's bound is the first m where
+it goes negative. A base *covers* L distances when B(m) >= 0 for every m in
+[1, L). This module scans B for one set of frequencies; ``base_grid.py`` asks
+which bases cover.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,10 +23,11 @@ _TILE = 2048  # G: consecutive distances one column of a block covers
 _BLOCK_COLUMNS = 512  # the most columns of one block: G * 512 distances, 8 MiB of float64 sums
 _SCREEN_TILE = 8192  # distances per column of the float32 screen (a quarter of the trigonometry per distance)
 _SCREENED_BLOCK = 1 << 20  # blocks of at least this many distances are screened first
-_BASE_CEILING = 1e300
-_RELATIVE_TOLERANCE = 1e-4
+_SCREENED_COVER = 1 << 13  # ``covers`` screens scans of at least this many distances
+_COVER_TILE = 1024  # distances per column of its screen: most frequencies of a large base enter as a cubic
+_UNIT = 2.0 ** -53  # float64 unit roundoff
 
-__all__ = ["first_negative", "min_base", "stays_non_negative"]
+__all__ = ["Dip", "covers", "dip", "first_negative", "stays_non_negative"]
 
 
 class _Scan:
@@ -35,24 +35,35 @@ class _Scan:
 
     The blocks grow from one tile (C = 1, 2, 4, ..., 512 tiles of G distances), so an early
     crossing is found after a few thousand distances; each block is one float64 product.
+    A scan that must read every distance (``stays_non_negative``, ``dip``) takes tiles of about
+    sqrt(limit) distances instead, which halves the trigonometry of a short scan.
     """
 
-    def __init__(self, inv_freq: np.ndarray, limit: int) -> None:
+    def __init__(self, inv_freq: np.ndarray, limit: int, *, whole: bool = False) -> None:
         self.freq, self.limit = np.asarray(inv_freq, dtype=np.float64), limit
-        self.tile = min(_TILE, limit)
+        self.tile = min(_TILE, limit, max(64, 1 << (int(limit ** 0.5) - 1).bit_length())) if whole \
+            else min(_TILE, limit)
         within = np.arange(self.tile, dtype=np.float64)[:, None] * self.freq[None, :]  # (G, F): j theta
         self.inner = np.concatenate((np.cos(within), -np.sin(within)), axis=1)  # (G, 2F)
         self.screen: CosineSumScreen | None = None  # built for the first large block: early crossings never need it
+        self.grow = not whole
 
     def blocks(self) -> list[tuple[int, int]]:
         """``(first, columns)`` of every block, ascending."""
-        found, first, columns = [], 0, 1
+        found, first, columns = [], 0, 1 if self.grow else _BLOCK_COLUMNS
         while first < self.limit:
             columns = min(columns, -(-(self.limit - first) // self.tile))
             found.append((first, columns))
             first += columns * self.tile
             columns = min(2 * columns, _BLOCK_COLUMNS)
         return found
+
+    def sums(self, first: int, columns: int) -> tuple[np.ndarray, np.ndarray]:
+        """(distances, B at each) of one block, row-major: s ascending, then j; distances 0 and >= limit included."""
+        starts = first + self.tile * np.arange(columns, dtype=np.float64)  # (C,) values of s
+        outer = starts[:, None] * self.freq[None, :]  # (C, F): s theta
+        sums = np.concatenate((np.cos(outer), np.sin(outer)), axis=1) @ self.inner.T  # (C, G): B(s + j)
+        return first + np.arange(sums.size), sums.ravel()
 
     def negatives(self, first: int, columns: int) -> np.ndarray:
         """The distances m >= 1 below the limit with B(m) < 0 in one block, ascending (float64 sums)."""
@@ -61,11 +72,8 @@ class _Scan:
             self.screen = CosineSumScreen(self.freq, _SCREEN_TILE)
         if self.screen is not None and self.screen.clear(first, stop):  # no sum of the block can be negative
             return np.empty(0, dtype=np.int64)
-        starts = first + self.tile * np.arange(columns, dtype=np.float64)  # (C,) values of s
-        outer = starts[:, None] * self.freq[None, :]  # (C, F): s theta
-        sums = np.concatenate((np.cos(outer), np.sin(outer)), axis=1) @ self.inner.T  # (C, G): B(s + j)
-        distances = first + np.arange(sums.size)  # row-major: s ascending, then j
-        return distances[(sums.ravel() < 0) & (distances >= 1) & (distances < self.limit)]
+        distances, sums = self.sums(first, columns)
+        return distances[(sums < 0) & (distances >= 1) & (distances < self.limit)]
 
 
 def first_negative(inv_freq: np.ndarray, limit: int) -> int | None:
@@ -98,49 +106,70 @@ def first_negative(inv_freq: np.ndarray, limit: int) -> int | None:
 def stays_non_negative(inv_freq: np.ndarray, limit: int) -> bool:
     """Whether B(m) >= 0 for every m in [1, limit): ``first_negative(inv_freq, limit) is None``.
 
-    The same blocks and sums, read from the last block down: B falls with m on the whole, so a
-    negative sum, when there is one, is mostly met sooner from the top.
+    Every distance is read, the last block first: B falls with m on the whole, so a negative sum,
+    when there is one, is mostly met sooner from the top.
     """
     if limit <= 1:
         return True
-    scan = _Scan(inv_freq, limit)
+    scan = _Scan(inv_freq, limit, whole=True)
     return not any(scan.negatives(first, columns).size for first, columns in reversed(scan.blocks()))
 
 
-def min_base(frequencies_for: Callable[[float], np.ndarray], ctx: int, *, start: float = 10000.0,
-             tolerance: float = _RELATIVE_TOLERANCE) -> float | None:
-    """The smallest base whose B(m) stays non-negative for every m below ``ctx`` (within ``tolerance``).
+def covers(inv_freq: np.ndarray, limit: int) -> bool:
+    """``stays_non_negative``, screened first: a long scan is proven in float32 where it can be
+    (``cosine_screen.py``, about a third of the float64 products for a large base), in float64 otherwise.
+    The answer is the float64 scan's."""
+    if limit >= _SCREENED_COVER:
+        screen = CosineSumScreen(np.asarray(inv_freq, dtype=np.float64), _COVER_TILE)
+        if all(screen.clear(first, min(limit, first + _SCREENED_BLOCK)) for first in range(0, limit, _SCREENED_BLOCK)):
+            return True
+    return stays_non_negative(inv_freq, limit)
 
-    Args:
-        frequencies_for: base -> (F,) frequencies as used with that base (scaling applied).
-        ctx: the context to cover.
-        start: where the search begins (the current base).
-        tolerance: relative width of the final bracket; the upper end (a base that covers) is returned.
 
-    Returns:
-        The base, or None when even 1e300 does not cover ctx.
+@dataclass(frozen=True)
+class Dip:
+    """The lowest B(m) over m in [1, limit): where, how low, and how low per frequency.
+
+    Attributes:
+        at: the first m whose B(m) is within rounding noise of the lowest (the same m on every CPU).
+        sum: B at that m. depth: sum / F, in [-1, 1]: -1 when every pair points away.
     """
-    known: dict[float, bool] = {}  # the searches below ask for some bases twice
 
-    def covers(base: float) -> bool:
-        if base not in known:
-            known[base] = stays_non_negative(frequencies_for(base), ctx)
-        return known[base]
+    at: int
+    sum: float
+    depth: float
 
-    high = max(start, 2.0)
-    while not covers(high):
-        high *= 16
-        if high > _BASE_CEILING:
-            return None
-    low = high
-    while covers(low):
-        low = 1.0 + (low - 1.0) / 16
-        if low - 1.0 < 1e-12:
-            return low
-    while high / low - 1.0 > tolerance:
-        middle = math.exp((math.log(low) + math.log(high)) / 2)
-        if covers(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    def to_dict(self) -> dict:
+        return {"at": self.at, "sum": self.sum, "depth": self.depth}
+
+
+def dip(inv_freq: np.ndarray, limit: int) -> Dip | None:
+    """The lowest B(m) over every distance m in [1, limit), with a pick rounding noise cannot move; None below 2.
+
+    Each float64 B(m) is within ``t = 8 u (F + m sum_i theta_i)`` of the exact sum (u the unit
+    roundoff: F rounded cosines and their sum, and angles m theta formed as s theta + j theta). The
+    lowest is u* = min(B + t); the pick is the first m with B(m) - t <= u*, so values equal within
+    their noise go to the lowest distance whatever the CPU's cosines.
+    """
+    if limit <= 1:
+        return None
+    freq = np.asarray(inv_freq, dtype=np.float64)
+    scan = _Scan(freq, limit, whole=True)
+    total = float(np.abs(freq).sum())
+    bound, floor = np.inf, np.inf
+    records: list[tuple[int, float, float]] = []  # (m, B - t, B) of record lows of B - t that can still tie
+    for first, columns in scan.blocks():
+        distances, sums = scan.sums(first, columns)
+        inside = (distances >= 1) & (distances < limit)
+        distances, sums = distances[inside], sums[inside]
+        noise = 8 * _UNIT * (freq.size + distances * total)
+        lows = sums - noise
+        bound = min(bound, float((sums + noise).min()))
+        prefix = np.minimum.accumulate(lows)
+        before = np.concatenate(([floor], prefix[:-1]))
+        for at in np.flatnonzero((lows < before) & (lows <= bound)).tolist():
+            records.append((int(distances[at]), float(lows[at]), float(sums[at])))
+        floor = min(floor, float(prefix[-1]))
+        records = [record for record in records if record[1] <= bound]
+    m, _, value = records[0]
+    return Dip(at=m, sum=value, depth=value / freq.size)

@@ -29,8 +29,20 @@ def context_bound_line(figures: SignalFigures) -> Text | None:
         text.append(f"Σ cos(m·θ) stays ≥ 0 for every m below {bound.scanned_to:,}")
     else:
         text.append(f"Σ cos(m·θ) first negative at m = {first:,}")
-        verdict = "covers" if first >= ctx else "does not cover"
-        text.append(f" ({verdict} ctx={ctx:,})", style="green" if first >= ctx else "bold red")
+    if bound.covers is not None:
+        verdict = "covers" if bound.covers else "does not cover"
+        text.append(f" ({verdict} distances below {ctx:,})", style="green" if bound.covers else "bold red")
+    else:
+        text.append(f" (distances below {ctx:,} not scanned past {bound.scanned_to:,})", style="yellow")
+    if bound.dip is not None and bound.dip.sum < 0:
+        text.append(f"; lowest {general(bound.dip.sum)} ({general(100 * bound.dip.depth)}% of the pairs) "
+                    f"at m = {bound.dip.at:,}")
+    grid = bound.grid
     if bound.min_base is not None:
-        text.append(f"; smallest base covering ctx={ctx:,}: {general(bound.min_base)}", style="dim")
+        text.append(f"; every grid base from {general(bound.min_base)} up covers them ({grid.per_decade} a decade, "
+                    f"{grid.figures} figures; every base from {general(grid.proven_from)} up provably does)",
+                    style="dim")
+    elif grid.proven_from is not None:
+        text.append(f"; every base from {general(grid.proven_from)} up provably covers them (bases below are not "
+                    "scanned at this length)", style="dim")
     return text

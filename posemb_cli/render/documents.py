@@ -10,7 +10,7 @@ from posemb_cli.render.layer_types import layer_types_table
 from posemb_cli.render.pictures import pictures
 from posemb_cli.render.position import compare_parts, inspect_parts
 from posemb_cli.render.relative_bias import relative_bias_table
-from posemb_cli.render.source import source_line
+from posemb_cli.render.source import set_heading, source_line
 from posemb_cli.render.spectrum import spectrum_parts
 from posemb_cli.render.tables import (
     bands_table,
@@ -20,7 +20,7 @@ from posemb_cli.render.tables import (
     params_table,
     shapes_table,
 )
-from posemb_cli.run.report import CompareReport, InspectReport
+from posemb_cli.run.report import CompareReport, InspectReport, SchemeReport
 
 
 def render_compare(report: CompareReport) -> Group:
@@ -30,24 +30,36 @@ def render_compare(report: CompareReport) -> Group:
                  decay_comparison(results), *map(whole, compare_parts(results)))
 
 
-def render_inspect(report: InspectReport) -> Group:
-    result = report.result
-    parts: list[RenderableType] = [header(report.config, f"inspect {result.scheme}"), shapes_table([result]),
-                                   params_table([result])]
+def _signal_parts(result: SchemeReport, ctx: int, *, norms: bool = False) -> list[RenderableType]:
+    """What a scheme's position signal does: decay, (row norms), bands over ``ctx``, the signal's figures, pictures."""
+    parts: list[RenderableType] = []
     if result.neighbour_similarity is not None:  # not defined for a bias per distance (T5)
         parts.append(decay_detail(result))
-    if result.table is not None:  # no additive table for a bias per distance
+    if norms and result.table is not None:  # no additive table for a bias per distance
         parts.append(norms_table(result))
+    if result.bands:
+        parts.append(bands_table(result, ctx))
+    parts.extend(part for part in (relative_bias_table(result),) if part is not None)
+    parts.extend(inspect_parts(result))
+    if result.pictures.get("heatmap") is not None:  # pictures were asked for (not --json, not --no-plot)
+        parts.extend(pictures(result))
+    return parts
+
+
+def render_inspect(report: InspectReport) -> Group:
+    result = report.result
+    parts: list[RenderableType] = [header(report.config, f"inspect {result.scheme}", model=result.model),
+                                   shapes_table([result]), params_table([result])]
     source = source_line(result)
     if source is not None:  # a real model's table or config
         parts.insert(1, source)
-    if result.bands:
-        parts.append(bands_table(result, report.config["ctx"]))
-    if result.layer_types:  # a config with one RoPE block per layer type
-        parts.append(layer_types_table(result))
-    parts.extend(part for part in (relative_bias_table(result),) if part is not None)
-    parts.extend(inspect_parts(result))
+    parts.extend(_signal_parts(result, report.config["ctx"], norms=True))
     parts.extend(spectrum_parts(result))
-    if result.pictures.get("heatmap") is not None:  # pictures were asked for (not --json, not --no-plot)
-        parts.extend(pictures(result))
+    if result.layer_types:  # a model with one RoPE set per layer type: each over the distances its layers attend
+        parts.append(layer_types_table(result))
+        for name, other in result.layer_types[1:]:
+            attends = other.source.source().get("attends_to", {}) if other.source is not None else {}
+            distance = attends.get("distance") or report.config["ctx"]
+            parts.append(set_heading(name, other, distance))
+            parts.extend(_signal_parts(other, distance))
     return Group(*map(whole, parts))

@@ -12,6 +12,10 @@ import math
 
 from rich.text import Text
 
+from posemb_cli.core.wording import general
+
+__all__ = ["BAR_WIDTH", "bar", "count", "general", "header", "number", "percent", "sampled_positions", "shape"]
+
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 BAR_WIDTH = 20
 
@@ -20,16 +24,6 @@ def number(value: float | None, digits: int = 4) -> str:
     if value is None or not math.isfinite(value):
         return "n/a"
     return f"{value:.{digits}f}"
-
-
-def general(value: float | None) -> str:
-    """A measured figure: four significant digits; from 1,000 up (positions, lengths) a whole number with
-    separators, never an exponent: 0.3541, 1.277e-06, 255.5, 1,024, 65,536."""
-    if value is None or not math.isfinite(value):
-        return "n/a"
-    if 1000 <= abs(value) < 1e15:
-        return f"{value:,.0f}"
-    return f"{value:.4g}"
 
 
 def count(value: int) -> str:
@@ -65,12 +59,19 @@ def sampled_positions(coverage: dict | None) -> str | None:
     return f"over {count(coverage['positions_measured'])} sampled positions of {count(coverage['of'])}"
 
 
-def header(config: dict, title: str) -> Text:
+def header(config: dict, title: str, *, model: dict | None = None) -> Text:
+    """The run's settings in one line; for a real RoPE model D is named as one head's rotary features, apart from
+    the model's width, and ctx as the distances analysed."""
     text = Text()
     text.append(f"posemb {title}", style="bold")
     vocab = config["vocab"] if config.get("model_vocab", 0) is not None else f"unknown (ids < {config['vocab']})"
+    dim, ctx = f"D={count(config['dim'])}", f"ctx={count(config['ctx'])}"
+    if model is not None and model.get("rope_sets"):
+        width = f", model width {count(model['hidden_size'])}" if model.get("hidden_size") else ""
+        dim = f"D={count(config['dim'])} (rotary features of one head{width})"
+        ctx = f"distances<{count(config['ctx'])}"
     text.append(
-        f"  D={count(config['dim'])} ctx={count(config['ctx'])} V={_count_or_text(vocab)} "
+        f"  {dim} {ctx} V={_count_or_text(vocab)} "
         f"B×T={count(config['batch'])}×{count(config['seq_len'])} {config['device']}/{config['dtype']} "
         f"seed={config['seed']}",
         style="dim",

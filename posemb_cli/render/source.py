@@ -14,7 +14,7 @@ from posemb_cli.render.fit import KeyValues
 from posemb_cli.render.format import general
 from posemb_cli.run.report import SchemeReport
 
-__all__ = ["layer_group_lines", "source_line"]
+__all__ = ["layer_group_lines", "set_heading", "source_line"]
 
 
 def _rope_set(one: dict) -> str:
@@ -63,8 +63,12 @@ def _rope_rows(source: dict) -> list[tuple[str, str]]:
     scaling = "none" if scaling in ("default", "none") else scaling
     shown = f"one head of {source.get('heads')}: {source.get('rotary_dim')} rotary features of {source.get('head_dim')}"
     if source.get("layer_type"):
-        shown += f", layer type {source['layer_type']} (the first set; --json has all)"
-    rows = [("analysed", shown), ("rope", f"base {general(source.get('rope_theta'))}, scaling {scaling}")]
+        shown += f", RoPE set {source['layer_type']} (the set that attends farthest; the others follow below)"
+    rows = [("analysed", shown)]
+    attends = source.get("attends_to")
+    if attends:
+        rows.append(("distances", f"below {attends['distance']:,}: {attends['why']}"))
+    rows.append(("rope", f"base {general(source.get('rope_theta'))}, scaling {scaling}"))
     extras = [f"frequencies for length {source['frequencies_for_seq_len']:,}"
               if source.get("frequencies_for_seq_len") else "",
               f"longrope: {source['longrope_factors_in_use']} factors in use"
@@ -130,3 +134,13 @@ def source_line(result: SchemeReport) -> KeyValues | None:
     for key, value in rows:
         grid.add_row(f"  {key}" if key else "", Text(value, style="bold" if key == "source" else ""))
     return grid
+
+
+def set_heading(name: str, result: SchemeReport, distance: int) -> Text:
+    """The line that opens one more RoPE set of a model: its name, base, and the distances analysed and why."""
+    source = result.source.source() if result.source is not None else {}
+    attends = source.get("attends_to") or {}
+    text = Text(f"RoPE set {name}", style="bold")
+    text.append(f": base {general(source.get('rope_theta'))}, distances below {distance:,}"
+                + (f" ({attends['why']})" if attends.get("why") else ""))
+    return text

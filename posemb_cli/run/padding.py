@@ -34,11 +34,12 @@ def position_ids(mask, kind: str):
 
 def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
                 progress: Progress | None = None, builders: dict | None = None, tables: dict | None = None,
-                origins: dict[str, str] | None = None) -> PaddingReport:
+                origins: dict[str, str] | None = None, window: int | None = None) -> PaddingReport:
     """Measure each scheme's change of the real tokens' outputs under ``pad`` left pads, per position-id choice.
 
     ``builders`` and ``tables`` stand in for the registry's schemes (a real model's RoPE, a checkpoint's
-    table) as in ``analysis.run_schemes``; ``origins`` names the file that set a size, for a memory refusal.
+    table) as in ``analysis.run_schemes``; ``origins`` names the file that set a size, for a memory refusal;
+    ``window`` masks keys that far apart or farther (a sliding set's layers attend no farther).
 
     Returns:
         The report; ``results`` has one ``{"scheme", "position_ids", "max_abs_diff", "output_max_abs",
@@ -90,7 +91,7 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
 
             def attend(batch_ids, mask, where, table=table, rotate=rotate, bias=bias):
                 x = rms_normalize((token(batch_ids) + table[where]).to(compute))  # (B, T, D)
-                return masked_self_attention(x, weights, mask, where, rotate=rotate, bias=bias)
+                return masked_self_attention(x, weights, mask, where, rotate=rotate, bias=bias, window=window)
 
             plain = attend(ids, plain_mask, position_ids(plain_mask, "arange"))  # (B, T, D)
             scale = float(plain.abs().max())
@@ -100,7 +101,8 @@ def run_padding(config: EmbeddingConfig, schemes: tuple[str, ...], pad: int, *,
                 relative = gap / scale if scale > 0 else 0.0
                 results.append({"scheme": name, "position_ids": kind, "max_abs_diff": gap, "output_max_abs": scale,
                                 "relative_diff": relative, "rounding_level": rounding,
-                                "invariant": relative <= rounding, "acts_on": position.acts_on})
+                                "invariant": relative <= rounding, "acts_on": position.acts_on,
+                                **({"window": window} if window is not None else {})})
     # No offsets and no signal pass here.
     settings = {key: value for key, value in config.to_dict().items() if key not in ("max_offset", "full")}
     return PaddingReport(config={"schemes": list(schemes), "pad": pad, "pad_id": PAD_ID,

@@ -8,19 +8,25 @@ those of cos and sin themselves.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from posemb_cli.core.dtypes import DTYPES, SIGNAL_RECIPES
 from posemb_cli.core.settings import EmbeddingConfig, rope_scaling_of
 from posemb_cli.errors import PosembError
-from posemb_cli.measures.precision import RECIPES, measure_precision
+from posemb_cli.measures.precision import RECIPES, PrecisionResult, measure_precision
 from posemb_cli.run.documents import PrecisionReport
+
+if TYPE_CHECKING:
+    from posemb_cli.sources.model.rope_model import RopeModel
 
 PRECISION_SCHEMES = ("rope", "sinusoidal")
 _ROPE_KEYS = ("head_dim", "rope_scaling", "rope_factor", "original_ctx", "beta_fast", "beta_slow",
               "low_freq_factor", "high_freq_factor")
 
-__all__ = ["PRECISION_SCHEMES", "parse_dtypes", "run_precision",
+__all__ = ["PRECISION_SCHEMES", "SetPrecision", "parse_dtypes", "run_model_precision", "run_precision",
            "signal_frequencies"]
 
 
@@ -65,4 +71,43 @@ def run_precision(config: EmbeddingConfig, scheme: str, dtypes: tuple[str, ...],
                      "signal_recipe": {dtype: SIGNAL_RECIPES[dtype] for dtype in dtypes}})
     if source is not None:
         settings["source"] = source
+    return PrecisionReport(config=settings, results=results)
+
+
+@dataclass(frozen=True)
+class SetPrecision:
+    """One dtype and recipe measured for one RoPE set of a real model (reads as its ``PrecisionResult``)."""
+
+    rope_set: str
+    result: PrecisionResult
+
+    def __getattr__(self, name: str):
+        return getattr(self.result, name)
+
+    def to_dict(self) -> dict:
+        return {**self.result.to_dict(), "rope_set": self.rope_set}
+
+
+def run_model_precision(model: RopeModel, dtypes: tuple[str, ...], *, source: dict) -> PrecisionReport:
+    """Every RoPE set of a real model (the one that attends farthest first), each with its own frequencies as the
+    runtime applies them (any scaling, at the context the set runs at), over every position of that context: a
+    sliding set's layers attend within their window, but rotate queries and keys at every absolute position."""
+    from posemb_cli.core.schemes.rope_scaling import rope_frequencies
+
+    results, sets = [], []
+    for one in model.layer_types():
+        name = one.layer_type or "shared"
+        frequencies = rope_frequencies(one.rotary_dim, one.base, one.scaling, seq_len=one.ctx)[1]
+        results += [SetPrecision(name, measure_precision(frequencies, one.ctx, dtype, recipe))
+                    for dtype in dtypes for recipe in RECIPES]
+        sets.append({"rope_set": name, "base": one.base, "ctx": one.ctx, "rotary_dim": one.rotary_dim,
+                     "scaling": one.scaling.kind, "frequencies": int(frequencies.shape[0])})
+    s = model.scaling  # the lead set's settings at the keys every precision document has
+    settings = {"scheme": "rope", "dim": model.rotary_dim, "ctx": model.ctx, "base": model.base,
+                "head_dim": model.rotary_dim, "rope_scaling": s.kind, "rope_factor": s.factor,
+                "original_ctx": s.original_ctx, "beta_fast": s.beta_fast, "beta_slow": s.beta_slow,
+                "low_freq_factor": s.low_freq_factor, "high_freq_factor": s.high_freq_factor,
+                "dtypes": list(dtypes), "recipes": list(RECIPES), "frequencies": sets[0]["frequencies"],
+                "signal_recipe": {dtype: SIGNAL_RECIPES[dtype] for dtype in dtypes}, "source": source,
+                "rope_sets": sets}
     return PrecisionReport(config=settings, results=results)

@@ -25,9 +25,11 @@ def _rope(config: EmbeddingConfig, real: RealModel, pad: int, progress: Progress
 
     assert real.rope is not None
     reports = []
-    for one in real.rope.layer_types():
+    for one in real.rope.layer_types():  # the set that attends farthest first; a sliding set within its window
+        attends = one.attends
         report = run_padding(rope_settings(config, one), ("rope",), pad, progress=progress,
-                             builders={"rope": model_rope_builder(one)}, origins=config_origins(one))
+                             builders={"rope": model_rope_builder(one)}, origins=config_origins(one),
+                             window=attends.distance if attends.windowed else None)
         rope_set = one.layer_type or "shared"
         reports.append(dataclasses.replace(report, results=[{**row, "rope_set": rope_set} for row in report.results]))
     first = reports[0]

@@ -40,9 +40,10 @@ def test_base_covers_context_per_rope_set(tmp_path):
 
     first = next(m for m in range(1, 4096) if sum(math.cos(m * t) for t in theta) < 0)
     lines = _example("base_covers_context.py", str(tmp_path)).splitlines()
-    assert lines[0].startswith("sliding_attention (5 layers): base 10000 over 64 positions")
-    assert f"first negative at {first}: NOT covered" in lines[1] and lines[1].startswith("full_attention (1 layers)")
-    assert ("covered" if first > 64 else "NOT covered") in lines[0]
+    assert lines[0].startswith("full_attention (1 layers): base 10000, distances below 4,096 (the context it runs at)")
+    assert f"NOT covered: first negative at {first}," in lines[0]
+    assert lines[1].startswith("sliding_attention (5 layers): base 10000, distances below 64 (the sliding window")
+    assert lines[1].endswith(": covered" if first > 64 else "covers, as does every grid base above it")
 
 
 def test_learned_spectrum_reads_a_table(tmp_path):

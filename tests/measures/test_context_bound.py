@@ -1,4 +1,4 @@
-"""The base's context bound against a plain NumPy loop over distances."""
+"""The cosine sum of the context bound against plain loops and NumPy scans over distances."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from posemb_cli.measures.context_bound import first_negative, min_base
+from posemb_cli.measures.context_bound import covers, dip, first_negative, stays_non_negative
 
 
 def thetas(base: float, head: int) -> np.ndarray:
@@ -18,6 +18,12 @@ def loop_first_negative(theta: np.ndarray, limit: int) -> int | None:
         if sum(math.cos(m * t) for t in theta) < 0:
             return m
     return None
+
+
+def numpy_sums(theta: np.ndarray, limit: int) -> np.ndarray:
+    """B(m) for m = 1 .. limit - 1, each cosine taken directly."""
+    m = np.arange(1, limit, dtype=np.float64)
+    return np.concatenate([np.cos(m[i:i + 8192, None] * theta[None, :]).sum(axis=1) for i in range(0, m.size, 8192)])
 
 
 def test_base_10000_head_128_first_negative_is_1707():
@@ -36,9 +42,38 @@ def test_none_when_no_distance_below_the_limit_is_negative():
     assert first_negative(thetas(10000.0, 128), 1708) == 1707
 
 
-@pytest.mark.parametrize("ctx", [512, 4096])
-def test_min_base_is_the_edge_of_coverage(ctx):
-    found = min_base(lambda base: thetas(base, 128), ctx)
-    assert loop_first_negative(thetas(found, 128), ctx) is None
-    below = found * (1 - 3e-4)
-    assert loop_first_negative(thetas(below, 128), ctx) is not None
+@pytest.mark.parametrize("base", [500_000.0, 600_000.0, 700_000.0, 800_000.0, 900_000.0, 1_000_000.0, 1_200_000.0,
+                                  1_420_000.0])
+def test_coverage_is_not_monotone_in_the_base(base):
+    """Width 64, 8,192 distances: 500k, 700k, 900k and 1.2M cover; 600k, 800k, 1M and 1.42M do not (NumPy scan)."""
+    theta = thetas(base, 64)
+    expected = bool((numpy_sums(theta, 8192) >= 0).all())
+    assert expected is (base in (500_000.0, 700_000.0, 900_000.0, 1_200_000.0))
+    assert covers(theta, 8192) is expected
+    assert stays_non_negative(theta, 8192) is expected
+
+
+@pytest.mark.parametrize(("base", "head", "limit"), [(1e6, 128, 32768), (10000.0, 128, 4096), (5e5, 64, 20000),
+                                                     (3e3, 16, 300)])
+def test_dip_is_the_lowest_sum_and_its_first_distance(base, head, limit):
+    theta = thetas(base, head)
+    sums = numpy_sums(theta, limit)
+    found = dip(theta, limit)
+    assert found is not None
+    assert found.sum == pytest.approx(sums.min(), abs=1e-9)
+    assert found.at == 1 + int(np.argmin(sums))
+    assert found.depth == pytest.approx(sums.min() / theta.size, abs=1e-11)
+
+
+def test_dip_of_qwen_style_frequencies():
+    """Width 128, base 1e6, 32,768 distances: negative from 27,115, lowest at 28,259 (about -0.78 of 64 pairs)."""
+    theta = thetas(1e6, 128)
+    assert first_negative(theta, 32768) == 27115
+    found = dip(theta, 32768)
+    assert found.at == 28259 and -0.80 < found.sum < -0.75
+
+
+def test_dip_ties_go_to_the_first_distance():
+    """A single frequency of exactly pi / 7: cos(m theta) = -1 at m = 7, 21, 35, ... (equal in exact arithmetic)."""
+    theta = np.array([math.pi / 7])
+    assert dip(theta, 200).at == 7

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from posemb_cli.measures import context_bound
-from posemb_cli.measures.context_bound import first_negative, min_base, stays_non_negative
+from posemb_cli.measures.context_bound import covers, first_negative, stays_non_negative
 from posemb_cli.measures.cosine_screen import CosineSumScreen
 
 
@@ -73,8 +73,9 @@ def test_screened_scans_give_the_float64_answers(small_screened_blocks, base, he
     assert stays_non_negative(theta, limit) is (expected is None)
 
 
-@pytest.mark.parametrize("ctx", [1 << 15, 1 << 17])
-def test_min_base_through_the_screen_is_the_edge_of_coverage(small_screened_blocks, ctx):
-    found = min_base(lambda base: thetas(base, 64), ctx)
-    assert direct_first_negative(thetas(found, 64), ctx) is None
-    assert direct_first_negative(thetas(found * (1 - 3e-4), 64), ctx) is not None
+@pytest.mark.parametrize(("base", "head", "limit"), [(2.4e6, 128, 1 << 15), (2.3e6, 128, 1 << 15), (3e7, 128, 1 << 17),
+                                                     (1.93e6, 64, 8192), (1.9e6, 64, 8192), (1e11, 64, 1 << 18)])
+def test_covers_through_the_screen_gives_the_float64_answer(base, head, limit):
+    """Bases at the edge of coverage (min_base and the grid base below it) and far above it."""
+    theta = thetas(base, head)
+    assert covers(theta, limit) is (direct_first_negative(theta, limit) is None)

@@ -24,16 +24,16 @@ def run(tmp_path, fields, *flags):
 def test_layer_types_table_lists_each_with_its_measured_figures(tmp_path):
     doc = json.loads(run(tmp_path, GEMMA3, "--json"))
     text = run(tmp_path, GEMMA3, "--no-plot")
-    assert "Layer types, each with its own RoPE" in text
+    assert "RoPE sets, each over the distances its layers attend" in text
     rows = [line for line in text.splitlines() if "full_attention" in line or "sliding_attention" in line]
-    rows = [line for line in rows if "│" in line]
+    rows = [line for line in rows if "│" in line and "<" in line]
     assert len(rows) == 2
     for row, entry in zip(rows, doc["layer_types"]):
         cells = [cell.strip() for cell in row.strip("│ ").split("│")]
         mean = next(r["mean"] for r in entry["neighbour_similarity"] if r["offset"] == 1)
         assert cells[0] == entry["layer_type"] and cells[-1] == f"{mean:.4f}"
         assert cells[5] == f"{entry['bands'][0]['inv_freq']:.4g}"
-    assert "layer type full_attention" in text
+    assert "RoPE set full_attention" in text and "RoPE set sliding_attention" in text
 
 
 def test_longrope_bands_show_short_and_long(tmp_path):

@@ -107,9 +107,33 @@ def test_rope_base_bound_against_a_loop(tmp_path):
     theta = 10000.0 ** (-np.arange(0, 128, 2) / 128)
     first = next(m for m in range(1, 4096) if sum(math.cos(m * t) for t in theta) < 0)
     found = ids(doctor(tmp_path, config, code=0))
-    assert first == 1707 and f"from m = {first}" in found["rope-base-bound"]["message"]
+    assert first == 1707 and f"from m = {first:,}" in found["rope-base-bound"]["message"]
     assert found["rope-base-bound"]["severity"] == "warning"
     assert "rope-base-bound" not in ids(doctor(tmp_path, {**config, "max_position_embeddings": 1700}))
+
+
+def test_rope_base_bound_advice_holds(tmp_path):
+    """Llama 2's shape (width 128, base 10,000, 4,096 positions): the base the fix names covers, by a plain loop,
+    and so does every grid base above it that the fix vouches for (a sample) and the proof's base; the dip named
+    is the loop's lowest sum."""
+    import re
+
+    config = {**SMALL, "hidden_size": 512, "num_attention_heads": 4, "rope_theta": 10000.0,
+              "max_position_embeddings": 4096}
+    found = ids(doctor(tmp_path, config, code=0))["rope-base-bound"]
+
+    def sums(base: float) -> np.ndarray:
+        theta = base ** (-np.arange(0, 128, 2) / 128)
+        return np.cos(np.arange(1, 4096)[:, None] * theta[None, :]).sum(axis=1)
+
+    advised, proof = (float(x.replace(",", "")) for x in re.findall(r"set rope_theta to ([\d,]+):.*? up to ([\d,]+)",
+                                                                    found["fix"])[0])
+    assert advised == 58200 and (sums(advised) >= 0).all() and (sums(proof) >= 0).all()
+    for k in range(round(200 * math.log10(advised)), round(200 * math.log10(proof)) + 1, 37):
+        exponent = math.floor(math.log10(10 ** (k / 200))) - 2
+        assert (sums(round(10 ** (k / 200) / 10 ** exponent) * 10.0 ** exponent) >= 0).all()
+    low = sums(10000.0)
+    assert f"lowest at m = {1 + int(low.argmin()):,}" in found["message"] and "or more" not in found["fix"]
 
 
 @pytest.mark.parametrize(("dtype", "collapse"), [("float16", 2048), ("bfloat16", 256)])

@@ -52,7 +52,7 @@ def precision_command(flags: Flags, *, progress: Progress | None = None) -> Prec
     from posemb_cli.core.settings import EmbeddingConfig
     from posemb_cli.run.config import require_finite, require_positive_int
     from posemb_cli.run.position_config import with_position_settings
-    from posemb_cli.run.precision import PRECISION_SCHEMES, parse_dtypes, run_precision
+    from posemb_cli.run.precision import PRECISION_SCHEMES, parse_dtypes, run_model_precision, run_precision
 
     scheme = flags["scheme"]
     if scheme not in PRECISION_SCHEMES:
@@ -61,10 +61,7 @@ def precision_command(flags: Flags, *, progress: Progress | None = None) -> Prec
     model_config, checkpoint = flags["model_config"], flags["checkpoint"]
     names = parse_dtypes(flags["dtypes"])
     typed = [name for name in _ROPE_FLAGS if flags.given(name)]
-    source = None
     if model_config is not None or checkpoint is not None:
-        from posemb_cli.run.real_models import rope_settings
-
         if model_config is not None and checkpoint is not None:
             raise PosembError("--checkpoint and --config cannot be combined: give one model")
         given = ("--config", model_config) if model_config is not None else ("--checkpoint", checkpoint)
@@ -73,8 +70,8 @@ def precision_command(flags: Flags, *, progress: Progress | None = None) -> Prec
                 flag = "--" + name.replace("_", "-")
                 raise PosembError(f"{flag} conflicts with {given[0]} {given[1]}, which sets it; leave {flag} out")
         model, source = _rope_model(model_config, checkpoint)
-        config = rope_settings(EmbeddingConfig(dim=model.rotary_dim, ctx=model.ctx), model)
-        scheme = "rope"
+        or_silent(progress).stage(f"rope: every RoPE set, dtype and recipe, over positions 0..{model.ctx - 1:,}")
+        return run_model_precision(model, names, source=source)
     else:
         require_positive_int("--dim", dim)
         require_positive_int("--ctx", ctx)
@@ -91,4 +88,4 @@ def precision_command(flags: Flags, *, progress: Progress | None = None) -> Prec
         if scheme != "rope":
             config = dataclasses.replace(config, head_dim=None)
     or_silent(progress).stage(f"{scheme}: every dtype, both recipes, over positions 0..{config.ctx - 1:,}")
-    return run_precision(config, scheme, names, source=source)
+    return run_precision(config, scheme, names)

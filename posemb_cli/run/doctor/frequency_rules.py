@@ -45,32 +45,45 @@ def rotary_width(model: Subject) -> tuple[int | None, list[Finding]]:
 
 
 def _bound(model: Subject, width: int, base: float) -> list[Finding]:
+    """rope-base-bound: the set's Σ cos(m·θ) over the distances its layers attend (docs/json-contract.md, "The
+    context bound"); the advice names a base posemb checked, and the proof above its grid."""
     from posemb_cli.core.schemes.rope_scaling import rope_frequencies
-    from posemb_cli.measures.context_bound import first_negative, min_base
+    from posemb_cli.core.wording import general
+    from posemb_cli.run.context_bound import frequency_bound
 
     rope_set = model.rope_set
-    attended, over = model.attended()
-    if rope_set is None or attended is None:
+    if rope_set is None:
         return []
+    attends = model.reading.attends_to(rope_set.name)
     scaling = rope_set.scaling
     if scaling.kind in ("ntk", "dynamic") and width < 4:
         return []
 
     def frequencies(candidate: float):
-        return rope_frequencies(width, candidate, scaling, seq_len=attended)[1]
+        return rope_frequencies(width, candidate, scaling, seq_len=attends.distance)[1]
 
-    first = first_negative(frequencies(base), attended)
-    if first is None:
+    bound = frequency_bound(frequencies, base, attends.distance)
+    if bound.covers is not False:
         return []
-    needed = min_base(frequencies, attended, start=base) if scaling.kind != "freq_factors" else None
-    cover = f"a base of at least {needed:.4g}" if needed is not None else "no base below 1e300"
     where = model.label("rope_theta", in_block=model.layer_type is not None)
-    return [Finding("rope-base-bound", "warning",
-                    f"{over} is beyond the base's context bound: with {where} {base:g} and {width} rotary features "
-                    f"Σ cos(m·θ) is negative from m = {first} (Men et al. 2024), so attention cannot favour similar "
-                    "tokens at longer distances; " + cover + " covers it",
-                    f"raise {where} to {needed:.4g} or more (and train at it), or keep contexts below {first}"
-                    if needed is not None else f"keep contexts below {first}")]
+    first, low, grid = bound.first_negative, bound.dip, bound.grid
+    lowest = "" if low is None else (f"; it is lowest at m = {low.at:,}, {general(low.sum)} of {width // 2} "
+                                     f"pairs ({general(100 * low.depth)}%)")
+    message = (f"its layers attend distances below {attends.distance:,} ({attends.why}), past the base's context "
+               f"bound: with {where} {base:g} and "
+               f"{width} rotary features Σ cos(m·θ) is negative from m = {first:,}{lowest} (Men et al. 2024), so "
+               "attention cannot favour similar tokens there over random ones")
+    if bound.min_base is not None:
+        fix = (f"set {where} to {general(bound.min_base)}: it and every base of posemb's grid above it "
+               f"({grid.per_decade} a decade, {grid.figures} significant figures) up to {general(grid.proven_from)} "
+               f"cover these distances, and every base from {general(grid.proven_from)} up provably does "
+               f"(bases between grid values can fail); or keep contexts below {first:,}")
+    elif grid.proven_from is not None:
+        fix = (f"every base from {general(grid.proven_from)} up provably covers these distances (posemb does not "
+               f"scan bases at this length); or keep contexts below {first:,}")
+    else:
+        fix = f"no base covers them with this scaling; keep contexts below {first:,}"
+    return [Finding("rope-base-bound", "warning", message, fix)]
 
 
 def _precision(model: Subject, width: int, base: float) -> list[Finding]:

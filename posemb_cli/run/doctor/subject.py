@@ -2,8 +2,8 @@
 
 The reading (``sources.read_model``, lenient) holds every set and every layer; a
 ``Subject`` is one set of it: the block's raw keys (the rules report keys a loader
-would ignore, so they must see them all), the set as read when it could be, and the
-context its layers attend over (a sliding-window set's window, else the model's).
+would ignore, so they must see them all), and the set as read when it could be (the reading says
+which distances its layers attend: ``ModelReading.attends_to``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from posemb_cli.core.wording import layer_ranges
 from posemb_cli.sources.model.fields import Fields
 from posemb_cli.sources.model.reading import ModelReading, RopeSet
 
@@ -66,15 +65,6 @@ class Subject:
     def max_positions(self) -> int | None:
         value = number(self.fields.get("max_position_embeddings"))
         return int(value) if value is not None and value >= 1 else None
-
-    def attended(self) -> tuple[int | None, str]:
-        """The distances its layers attend over, and where that comes from: a window, or the whole context."""
-        name = self.rope_set.name if self.rope_set is not None else None
-        window = self.reading.window_of(name) if name is not None else None
-        if window is not None and (self.max_positions is None or window < self.max_positions):
-            layers = layer_ranges(self.reading.layers_of(name)) if name is not None else ""
-            return window, f"the sliding window {window} of layers {layers}"
-        return self.max_positions, f"max_position_embeddings {self.max_positions}"
 
     def head_dim(self) -> int | None:
         if self.reading.head_dim is not None:

@@ -111,7 +111,7 @@ class Attends:
 
     Attributes:
         distance: one more than the farthest distance any of its layers attends.
-        why: in words: its layers' sliding window (or chunk), or the context the set runs at.
+        why: in words: its layers' sliding window (or chunk), or the context the set runs at (no figure).
         windowed: True when a window (or chunk) bounds it below the context.
     """
 
@@ -203,9 +203,8 @@ class ModelReading:
         if window is not None and window < context:
             kinds = {record.attention for record in self.layers if record.rope_set == set_name}
             what = "chunk" if kinds == {"chunked_attention"} else "sliding window"
-            return Attends(window, f"the {what} of its layers ({layer_ranges(self.layers_of(set_name))}): "
-                                   f"distances below {window:,}", windowed=True)
-        return Attends(context, f"the context it runs at: distances below {context:,}")
+            return Attends(window, f"the {what} of layers {layer_ranges(self.layers_of(set_name))}", windowed=True)
+        return Attends(context, "the context it runs at")
 
     @property
     def token_parameters(self) -> int | None:

@@ -4,7 +4,8 @@ No weights are needed: RoPE's position signal is fully given by the config. The
 reading (``sources.read_model``) holds every set and every layer; a ``RopeModel``
 is one set of it, with the model's heads and vocabulary and the ``source`` keys
 each analysed set reports. A config with one set per layer type gives one
-``RopeModel`` per type, the first carrying the others.
+``RopeModel`` per type, the first carrying the others: the set whose layers
+attend farthest leads (a global set before a sliding one), then file order.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 
 from posemb_cli.core.schemes.rope_scaling import RopeScaling
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.model.reading import SHARED_SET, ModelReading, RopeSet
+from posemb_cli.sources.model.reading import SHARED_SET, Attends, ModelReading, RopeSet
 
 __all__ = ["RopeModel", "rope_model_of"]
 
@@ -43,6 +44,13 @@ class RopeModel:
     reading: ModelReading | None = field(default=None, repr=False, compare=False)
     base_from: str = ""
 
+    @property
+    def attends(self) -> Attends:
+        """The distances this set's layers attend (``ModelReading.attends_to``): its window, or its context."""
+        if self.reading is None or not self.reading.rope_sets:
+            return Attends(self.ctx, "the context it runs at")
+        return self.reading.attends_to(self.layer_type or SHARED_SET)
+
     def layer_types(self) -> tuple[RopeModel, ...]:
         """This model's layer types, the first (this one) first."""
         return (self, *self.others)
@@ -60,6 +68,7 @@ class RopeModel:
             out["read_from"] = self.reading.read_from
             out["rope_set"] = self.layer_type or SHARED_SET
             out["base_from"] = self.base_from
+            out["attends_to"] = self.attends.to_dict()
             if self.reading.layers:
                 out["rope_set_layers"] = self.reading.layers_of(self.layer_type or SHARED_SET)
         return out
@@ -76,11 +85,12 @@ def _one(reading: ModelReading, rope_set: RopeSet) -> RopeModel:
 
 
 def rope_model_of(reading: ModelReading) -> RopeModel:
-    """The reading's RoPE sets as RopeModels: the first set, carrying the others."""
+    """The reading's RoPE sets as RopeModels: the set that attends farthest, carrying the others."""
     if not reading.rope_sets:
         raise PosembError(f"--config {reading.path}: this model uses {reading.kind.label} ({reading.kind.decided_by}), "
                           "no RoPE to analyse")
-    first, *others = (_one(reading, one) for one in reading.rope_sets)
+    ordered = sorted(reading.rope_sets, key=lambda one: -reading.attends_to(one.name).distance)  # stable: file order
+    first, *others = (_one(reading, one) for one in ordered)
     from dataclasses import replace
 
     return replace(first, others=tuple(others))
