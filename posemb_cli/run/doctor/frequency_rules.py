@@ -70,7 +70,7 @@ def _bound(model: Subject, width: int, base: float) -> list[Finding]:
     lowest = "" if low is None else (f"; it is lowest at m = {low.at:,}, {general(low.sum)} of {width // 2} "
                                      f"pairs ({general(100 * low.depth)}%)")
     message = (f"its layers attend distances below {attends.distance:,} ({attends.why}), past the base's context "
-               f"bound: with {where} {base:g} and "
+               f"bound: with {where} {general(base)} and "
                f"{width} rotary features Σ cos(m·θ) is negative from m = {first:,}{lowest} (Men et al. 2024), so "
                "attention cannot favour similar tokens there over random ones")
     if bound.min_base is not None:

@@ -19,13 +19,24 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GGUFHeader", "HeaderTensor", "read_header"]
+__all__ = ["GGUFHeader", "HeaderTensor", "is_gguf", "read_header"]
 
 _VERSIONS = (2, 3)
 _SCALARS = {0: "<u1", 1: "<i1", 2: "<u2", 3: "<i2", 4: "<u4", 5: "<i4", 6: "<f4", 7: "?", 10: "<u8", 11: "<i8",
             12: "<f8"}  # GGUFValueType codes of numbers and bool -> NumPy dtype
 _STRING, _ARRAY = 8, 9
 _BAD = object()  # a string that is not UTF-8: reported as None, as the package's reader leaves it undecodable
+
+
+def is_gguf(path: str) -> bool:
+    """A ``.gguf`` file, or a file of another name that starts with GGUF's magic (an Ollama blob)."""
+    if path.lower().endswith(".gguf"):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"GGUF"
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)

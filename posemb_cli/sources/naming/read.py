@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from posemb_cli.errors import PosembError
+from posemb_cli.sources.gguf.header import is_gguf
 from posemb_cli.sources.hf_config.reading import read_config
 from posemb_cli.sources.model.families import TOKEN_NAMES
 from posemb_cli.sources.model.reading import ModelReading
@@ -35,7 +36,7 @@ def read_model(path: str, flag: str = "--config", *, lenient: bool = False) -> M
         lenient: record what cannot be read instead of refusing it (``posemb doctor`` reports it).
     """
     file = config_file(path, flag)
-    if file.lower().endswith(".gguf"):
+    if is_gguf(file):
         from posemb_cli.sources.gguf.reading import read_gguf
 
         return read_gguf(file, flag, lenient=lenient)

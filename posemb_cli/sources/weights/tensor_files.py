@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError, brief
 from posemb_cli.sources.bounds.limits import format_bytes, require_mapping, require_memory
+from posemb_cli.sources.gguf.header import is_gguf
 
 if TYPE_CHECKING:
     from posemb_cli.sources.model.kind import ModelKind
@@ -62,6 +63,8 @@ def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
     if not os.path.isfile(path):
         raise PosembError(f"{flag} {path}: no such file or directory")
     suffix = os.path.splitext(path)[1].lower()
+    if suffix not in SUFFIXES and is_gguf(path):  # a GGUF file by its magic (an Ollama blob has no suffix)
+        suffix = ".gguf"
     if suffix not in SUFFIXES:
         raise PosembError(f"{flag} {path}: unsupported file type {suffix or '(none)'!r}; "
                           f"use {', '.join(SUFFIXES)} or a model directory")
