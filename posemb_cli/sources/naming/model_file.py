@@ -1,0 +1,92 @@
+"""What the user names as a model, resolved once into the file posemb reads and how it was found.
+
+Today a name is a path: a config.json, a model directory (its config.json, and its weights where it
+holds them), a .gguf file, or a weights file (.safetensors, .bin, .pt, .pth) with its config.json
+beside it. Other kinds of name (a Hugging Face id, an Ollama model) would be resolved here too, into
+the same ``ModelFile``, so that the commands taking a model never look at the name themselves.
+Nothing here parses a config or a header: ``open_model`` hands the file to the one reading.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from posemb_cli.errors import PosembError
+
+if TYPE_CHECKING:
+    from posemb_cli.sources.model.reading import ModelReading
+    from posemb_cli.sources.weights.tensor_files import TensorFile
+
+KINDS = ("config", "gguf", "checkpoint")
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
+DIRECTORY_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+
+__all__ = ["DIRECTORY_WEIGHTS", "KINDS", "WEIGHT_SUFFIXES", "ModelFile", "model_file", "open_model"]
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """A model, found.
+
+    Attributes:
+        name: what the user gave. path: the file or directory to read.
+        kind: ``config`` (settings only), ``gguf`` (settings and weights in one file) or ``checkpoint``
+            (weights with the config.json beside them).
+        config: the config.json read (None for a GGUF file, whose header holds the settings).
+        found: how the name was resolved, in words.
+    """
+
+    name: str
+    path: str
+    kind: str
+    config: str | None
+    found: str
+
+    @property
+    def has_weights(self) -> bool:
+        return self.kind != "config"
+
+
+def _directory(name: str, flag: str) -> ModelFile:
+    config = os.path.join(name, "config.json")
+    weights = next((file for file in DIRECTORY_WEIGHTS if os.path.isfile(os.path.join(name, file))), None)
+    if not os.path.isfile(config):
+        raise PosembError(f"{flag} {name}: the directory holds no config.json")
+    if weights is None:
+        return ModelFile(name, name, "config", config, "a model directory: its config.json (no weights in it)")
+    return ModelFile(name, name, "checkpoint", config, f"a model directory: its config.json and {weights}")
+
+
+def model_file(name: str, flag: str = "MODEL") -> ModelFile:
+    """Resolve a model's name (today: a path) into the file to read; refused (exit 2, naming ``flag``) when there is
+    nothing there or nothing posemb reads."""
+    if os.path.isdir(name):
+        return _directory(name, flag)
+    if not os.path.isfile(name):
+        raise PosembError(f"{flag} {name}: no such file or directory")
+    lower = name.lower()
+    if lower.endswith(".gguf"):
+        return ModelFile(name, name, "gguf", None, "a GGUF file: its metadata and weights")
+    if lower.endswith(WEIGHT_SUFFIXES):
+        config = os.path.join(os.path.dirname(os.path.abspath(name)), "config.json")
+        if not os.path.isfile(config):
+            raise PosembError(f"{flag} {name}: no config.json beside the weights; the model's settings (heads, "
+                              "RoPE) are read from there")
+        return ModelFile(name, name, "checkpoint", config, "a weights file and the config.json beside it")
+    return ModelFile(name, name, "config", name, "a config.json")
+
+
+def open_model(model: ModelFile, flag: str = "MODEL") -> tuple[ModelReading, TensorFile | None]:
+    """The model's one reading, and its tensors where it has weights (opened, nothing read yet)."""
+    from posemb_cli.sources.naming.read import read_checkpoint_model, read_model
+
+    if not model.has_weights:
+        return read_model(model.path, flag), None
+    from posemb_cli.sources.weights.tensor_files import open_tensor_file
+
+    tensors = open_tensor_file(model.path, flag=flag)
+    reading = read_checkpoint_model(tensors, model.path, flag=flag)
+    assert reading is not None  # model_file found the config.json beside the weights
+    return reading, tensors
