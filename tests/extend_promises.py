@@ -46,6 +46,9 @@ def check_extend_promises(doc: dict) -> None:
         assert one["needs_extension"] == (distance > trained)
         if not one["needs_extension"]:
             assert one["candidates"] == [] and distance <= trained
+            # kept as trained, no pair turns past the angles it turned through in training
+            assert all(loop_class(theta, theta, trained, distance) == "unchanged"
+                       for theta in one["published"]["inv_freq"])
             for candidate in doc["candidates"]:  # kept as trained in every candidate
                 parameters = candidate["rope_parameters"]
                 assert parameters[one["name"]] == one["published"]["rope_parameters"]
@@ -54,6 +57,7 @@ def check_extend_promises(doc: dict) -> None:
         assert [c["scaling"] for c in one["candidates"]] == doc["scalings"]
         for candidate in one["candidates"]:
             pairs = candidate["pairs"]
+            assert [p["inv_freq_trained"] for p in pairs] == one["published"]["inv_freq"]
             classes = [loop_class(p["inv_freq_trained"], p["inv_freq"], trained, distance) for p in pairs]
             assert [p["class"] for p in pairs] == classes, candidate["scaling"]
             assert all(_close(p["compression"], p["inv_freq_trained"] / p["inv_freq"]) for p in pairs)

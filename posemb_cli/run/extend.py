@@ -200,7 +200,8 @@ def _set(one: TrainedSet, candidates: list[SetCandidate]) -> ExtendSet:
     return ExtendSet(name=rope.name, layers=list(one.layers), base=rope.base, rotary_pairs=rope.rotary_dim // 2,
                      layout=rope.layout, trained_length=one.trained_length, trained_from=one.trained_from,
                      reference_length=one.reference_length, reference_from=one.reference_from,
-                     published={"rope_parameters": one.parameters, "attention_factor": one.attention_factor},
+                     published={"rope_parameters": one.parameters, "attention_factor": one.attention_factor,
+                                "inv_freq": one.inv_freq.tolist()},
                      attends_to=one.attends, needs_extension=one.needs_extension, why=one.why,
                      critical_pair=one.critical_pair, candidates=candidates)
 

@@ -10,7 +10,7 @@ from posemb_cli.cli import options as opt
 from posemb_cli.cli.output import run_progress, stdout_console, write_json
 
 
-@opt.takes(opt.PICTURE_FLAGS, opt.PLOT_FLAGS, opt.OUTPUT_FLAGS, skip=("pictures",))
+@opt.takes(opt.PLOT_FLAGS, opt.OUTPUT_FLAGS)
 def extend(
     context: typer.Context,
     model: Annotated[str, typer.Argument(
@@ -30,6 +30,8 @@ def extend(
              "at L does).")] = None,
     top: Annotated[int, typer.Option("--top", rich_help_panel=opt.OUTPUT,
                                      help="Heads listed as most at risk under each candidate.")] = 3,
+    no_plot: Annotated[bool, typer.Option("--no-plot", rich_help_panel=opt.OUTPUT,
+                                          help="Leave out the strips of pairs coloured by class.")] = False,
     **flags: Any,
 ) -> None:
     """Rank RoPE scalings for running a model at --to L positions, and give the config block to paste.
@@ -41,7 +43,7 @@ def extend(
     from posemb_cli.run.commands.extend import extend_command
 
     chosen = opt.command_flags(context, {**flags, "model": model, "to": to, "scalings": scalings, "factor": factor,
-                                         "top": top})
+                                         "top": top, "no_plot": no_plot})
     plot = chosen["plot"]
     if plot is not None:
         from posemb_cli.render.plot import check_plot_path
