@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the names' types for checkers (re-exported); at run time they are imported on first use
     from posemb_cli.api import compare as compare
     from posemb_cli.api import doctor as doctor
+    from posemb_cli.api import extend as extend
     from posemb_cli.api import heads as heads
     from posemb_cli.api import inspect as inspect
     from posemb_cli.api import inspect_model as inspect_model
@@ -24,6 +25,7 @@ if TYPE_CHECKING:  # the names' types for checkers (re-exported); at run time th
     from posemb_cli.errors import PosembError as PosembError
     from posemb_cli.reports import CompareReport as CompareReport
     from posemb_cli.reports import DoctorReport as DoctorReport
+    from posemb_cli.reports import ExtendReport as ExtendReport
     from posemb_cli.reports import HeadsReport as HeadsReport
     from posemb_cli.reports import InspectReport as InspectReport
     from posemb_cli.reports import OrderReport as OrderReport
@@ -35,9 +37,10 @@ __version__ = "0.1.0"
 _LAZY = {
     # the commands, one function each (posemb_cli.api), and the reports they return (posemb_cli.reports)
     **{name: "posemb_cli.api" for name in ("inspect", "inspect_model", "compare", "order", "precision", "padding",
-                                            "doctor", "heads")},
+                                            "doctor", "heads", "extend")},
     **{name: "posemb_cli.reports" for name in ("InspectReport", "CompareReport", "OrderReport", "PaddingReport",
-                                                "PrecisionReport", "DoctorReport", "HeadsReport")},
+                                                "PrecisionReport", "DoctorReport", "HeadsReport",
+                                                "ExtendReport")},
     # the building blocks
     "TokenEmbedding": "posemb_cli.core.embeddings",
     "EmbeddingComposer": "posemb_cli.core.embeddings",

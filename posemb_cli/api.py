@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from posemb_cli.reports import (
     CompareReport,
     DoctorReport,
+    ExtendReport,
     HeadsReport,
     InspectReport,
     OrderReport,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from posemb_cli.api_flags import (
         CompareFlags,
         DoctorFlags,
+        ExtendFlags,
         HeadsFlags,
         InspectFlags,
         OrderFlags,
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
     )
     from posemb_cli.run.commands import Flags
 
-__all__ = ["compare", "doctor", "heads", "inspect", "inspect_model", "order", "padding", "precision"]
+__all__ = ["compare", "doctor", "extend", "heads", "inspect", "inspect_model", "order", "padding", "precision"]
 _CLI_ONLY = ("context", "json", "debug")
 _WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".gguf")
 _WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
@@ -89,7 +91,7 @@ def _check_plot(flags: Flags) -> None:
         check_plot_path(flags["plot"])
 
 
-def _plot(flags: Flags, report: InspectReport | CompareReport | HeadsReport) -> None:
+def _plot(flags: Flags, report: InspectReport | CompareReport | HeadsReport | ExtendReport) -> None:
     if flags["plot"] is not None:
         from posemb_cli.render.plot import save_figure
 
@@ -175,5 +177,22 @@ def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
     chosen = _flags("heads", {**flags, "checkpoint": path})
     _check_plot(chosen)
     report = dataclasses.replace(public(heads_command(chosen)), pictures=not chosen["no_plot"])
+    _plot(chosen, report)
+    return report
+
+
+def extend(path: str, *, to: int, **flags: Unpack[ExtendFlags]) -> ExtendReport:
+    """``posemb extend``: which RoPE scaling, which factor, to run a model at ``to`` positions.
+
+    ``path`` is a config.json, a model directory, a .gguf file, or a weights file with its config.json beside it;
+    ``scalings`` (a list, or the CLI's comma string) picks the candidates.
+    """
+    import dataclasses
+
+    from posemb_cli.run.commands.extend import extend_command
+
+    chosen = _flags("extend", {**flags, "model": path, "to": to})
+    _check_plot(chosen)
+    report = dataclasses.replace(public(extend_command(chosen)), pictures=not chosen["no_plot"])
     _plot(chosen, report)
     return report

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-__all__ = ["CompareFlags", "DoctorFlags", "HeadsFlags", "InspectFlags", "OrderFlags", "PaddingFlags", "PrecisionFlags"]
+__all__ = ["CompareFlags", "DoctorFlags", "ExtendFlags", "HeadsFlags", "InspectFlags", "OrderFlags", "PaddingFlags",
+           "PrecisionFlags"]
 
 
 class _Lesson(TypedDict, total=False):
@@ -94,6 +95,14 @@ class DoctorFlags(TypedDict, total=False):
 
 class HeadsFlags(TypedDict, total=False):
     distances: str | list[int] | None
+    top: int
+    no_plot: bool
+    plot: str | None
+
+
+class ExtendFlags(TypedDict, total=False):
+    scalings: str | list[str] | None
+    factor: float | None
     top: int
     no_plot: bool
     plot: str | None

@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 
 from rich.jupyter import JupyterMixin
 
-from posemb_cli.run import documents, heads_report, report
+from posemb_cli.run import documents, extend_report, heads_report, report
 
-__all__ = ["CompareReport", "DoctorReport", "HeadsReport", "InspectReport", "OrderReport", "PaddingReport",
-           "PrecisionReport"]
+__all__ = ["CompareReport", "DoctorReport", "ExtendReport", "HeadsReport", "InspectReport", "OrderReport",
+           "PaddingReport", "PrecisionReport"]
 
 _Report = TypeVar("_Report")
 
@@ -143,9 +143,33 @@ class HeadsReport(heads_report.HeadsReport, _Shown):
         return heads_figure(self)
 
 
+@dataclasses.dataclass(frozen=True)
+class ExtendReport(extend_report.ExtendReport, _Shown):
+    """``posemb extend``: candidate RoPE scalings for a model at a target length, ranked, and the block to paste.
+
+    ``pictures``: whether the terminal form draws the pair strips (the CLI's ``--no-plot``).
+    """
+
+    pictures: bool = True
+
+    def __rich__(self):
+        from posemb_cli.render.extend import render_extend
+
+        return render_extend(self, pictures=self.pictures)
+
+    def plot(self):
+        """The figure ``--plot`` writes: per extended set, each candidate's compression per pair and class shares."""
+        from posemb_cli.render.extend_plot import extend_figure
+        from posemb_cli.render.plot import check_matplotlib
+
+        check_matplotlib()
+        return extend_figure(self)
+
+
 def public(base: Any) -> Any:
     """A run report as its public type (the type of the same name in this module)."""
-    for cls in (InspectReport, CompareReport, OrderReport, PaddingReport, PrecisionReport, DoctorReport, HeadsReport):
+    for cls in (InspectReport, CompareReport, OrderReport, PaddingReport, PrecisionReport, DoctorReport, HeadsReport,
+                ExtendReport):
         if type(base) in cls.__mro__[1:2]:
             return _of(cls, base)
     raise TypeError(f"no public report type for {type(base).__name__}")

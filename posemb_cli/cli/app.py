@@ -21,6 +21,7 @@ from posemb_cli import __version__
 from posemb_cli.cli.commands.bench import bench
 from posemb_cli.cli.commands.compare import compare
 from posemb_cli.cli.commands.doctor import doctor
+from posemb_cli.cli.commands.extend import extend
 from posemb_cli.cli.commands.heads import heads
 from posemb_cli.cli.commands.inspect import inspect
 from posemb_cli.cli.commands.order import order
@@ -158,6 +159,7 @@ app.command("precision")(precision)
 app.command("padding")(padding)
 app.command("doctor")(doctor)
 app.command("heads")(heads)
+app.command("extend")(extend)
 
 
 def main() -> None:

@@ -17,10 +17,11 @@ from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
 if TYPE_CHECKING:  # numpy and the readers load when a run starts: a refused flag costs nothing
     from posemb_cli.measures.head_bands import Bands
     from posemb_cli.sources.model.reading import ModelReading, RopeSet
+    from posemb_cli.sources.weights.tensor_files import TensorFile
 
 MAX_DISTANCES = 4096
 
-__all__ = ["MAX_DISTANCES", "default_distances", "parse_distances", "run_heads"]
+__all__ = ["MAX_DISTANCES", "default_distances", "measure_heads", "parse_distances", "run_heads"]
 
 
 def default_distances(context: int) -> list[int]:
@@ -144,21 +145,28 @@ def run_heads(checkpoint: str, *, distances: list[int] | None = None, top: int =
         distances: the kernel's distances; default ``default_distances`` of the model's context.
         top: heads listed in each pick (most weight on high-frequency, and on beyond-critical pairs).
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from posemb_cli.measures.head_bands import ranked
-    from posemb_cli.run.allocator import bounded_heap
     from posemb_cli.sources.naming.read import read_checkpoint_model
-    from posemb_cli.sources.weights.qk_source import open_qk_source
-    from posemb_cli.sources.weights.qk_weights import groups_per_block
     from posemb_cli.sources.weights.tensor_files import open_tensor_file
 
-    progress = or_silent(progress)
-    what = f"--checkpoint {checkpoint}"
     tensors = open_tensor_file(checkpoint)
     reading = read_checkpoint_model(tensors, checkpoint)
     _refuse_kind(checkpoint, reading)
     assert reading is not None
+    return measure_heads(tensors, reading, checkpoint, distances=distances, top=top, progress=progress)
+
+
+def measure_heads(tensors: TensorFile, reading: ModelReading, checkpoint: str, *, distances: list[int] | None = None,
+                  top: int = 5, progress: Progress | None = None, flag: str = "--checkpoint") -> HeadsReport:
+    """``run_heads`` on a checkpoint already opened and read (a RoPE model's), its refusals naming ``flag``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from posemb_cli.measures.head_bands import ranked
+    from posemb_cli.run.allocator import bounded_heap
+    from posemb_cli.sources.weights.qk_source import open_qk_source
+    from posemb_cli.sources.weights.qk_weights import groups_per_block
+
+    progress = or_silent(progress)
+    what = f"{flag} {checkpoint}"
     qk = open_qk_source(tensors, reading, what)
     distances = distances if distances is not None else default_distances(reading.context or 1)
     sets = {one.name: _set_bands(one, reading) for one in reading.rope_sets}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-SCHEMA_NAMES = ("compare", "inspect", "order", "bench", "sweep", "precision", "padding", "doctor", "heads")
+SCHEMA_NAMES = ("compare", "inspect", "order", "bench", "sweep", "precision", "padding", "doctor", "heads", "extend")
 
 __all__ = ["SCHEMA_NAMES", "load_schema", "schema_text"]
 

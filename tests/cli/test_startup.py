@@ -48,7 +48,7 @@ def subcommands() -> list[str]:
 
 def test_every_documented_command_is_registered():
     assert set(subcommands()) == {"compare", "inspect", "order", "bench", "sweep", "schema", "precision", "padding",
-                                 "doctor", "heads"}
+                                 "doctor", "heads", "extend"}
 
 
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["--version"], []])

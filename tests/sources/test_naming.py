@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from posemb_cli.errors import PosembError
+from posemb_cli.sources.naming.model_file import model_file
 from posemb_cli.sources.naming.read import read_model
 from posemb_cli.sources.naming.resolve import resolve_model
 
@@ -43,20 +44,21 @@ def hf_cache(tmp_path, monkeypatch):
 
 def test_a_path_is_itself(tmp_path):
     found = resolve_model(zoo_model("llama"))
-    assert found.path == zoo_model("llama") and found.how == "path" and found.weights
+    assert found.path == zoo_model("llama") and found.how == "path" and model_file(found.name).has_weights
     (tmp_path / "config.json").write_text("{}")
-    assert not resolve_model(str(tmp_path)).weights and not resolve_model(str(tmp_path / "config.json")).weights
+    assert model_file(str(tmp_path)).kind == "config" and model_file(str(tmp_path / "config.json")).kind == "config"
 
 
 def test_a_hugging_face_id_reads_as_its_snapshot(hf_cache):
     found = resolve_model("tiny/llama")
-    assert found.path == str(hf_cache / "models--tiny--llama" / "snapshots" / COMMIT) and found.weights
+    assert found.path == str(hf_cache / "models--tiny--llama" / "snapshots" / COMMIT)
+    assert model_file("tiny/llama").kind == "checkpoint" and "Hugging Face cache" in model_file("tiny/llama").found
     assert "Hugging Face cache" in found.how and "revision main" in found.how
     assert read_model(found.path).rope_sets == read_model(zoo_model("llama")).rope_sets
     assert resolve_model("tiny/llama@v1").path == found.path
     older = resolve_model(f"tiny/llama@{OLD}")
-    assert older.path.endswith(OLD) and not older.weights and read_model(older.path).rope_sets[0].base == 500.0
-    assert resolve_model("tiny/llama-sharded").weights
+    assert older.path.endswith(OLD) and read_model(older.path).rope_sets[0].base == 500.0
+    assert model_file(f"tiny/llama@{OLD}").kind == "config" and model_file("tiny/llama-sharded").kind == "checkpoint"
 
 
 def test_a_gguf_repository_needs_its_quant(hf_cache):
@@ -85,7 +87,8 @@ def test_an_ollama_name_reads_its_gguf_blob(tmp_path, monkeypatch):
     add_to_ollama_store(store, "someone/other", gguf)
     monkeypatch.setenv("OLLAMA_MODELS", str(store))
     found = resolve_model("ollama:tiny:8b")
-    assert found.path == str(blob) and found.weights and "registry.ollama.ai/library/tiny:8b" in found.how
+    assert found.path == str(blob) and "registry.ollama.ai/library/tiny:8b" in found.how
+    assert model_file("ollama:tiny:8b").kind == "gguf"
     assert read_model(found.path).rope_sets == read_model(str(gguf)).rope_sets
     assert resolve_model("ollama:someone/other").path == str(blob)  # tag latest
     with pytest.raises(PosembError, match=r"no Ollama manifest .*library/tiny/latest"):

@@ -54,18 +54,18 @@ def _token_table(tensors: TensorFile, width: int | None) -> tuple[int, int] | No
     return rows, columns
 
 
-def read_checkpoint_model(tensors: TensorFile, path: str, *, lenient: bool = False) -> ModelReading | None:
+def read_checkpoint_model(tensors: TensorFile, path: str, *, lenient: bool = False,
+                          flag: str = "--checkpoint") -> ModelReading | None:
     """The reading of a checkpoint's model: its own GGUF header, or the config.json beside its weights (None
-    when there is none), with the token table's shape from the weights."""
+    when there is none), with the token table's shape from the weights; messages name ``flag``."""
     if tensors.kind == "gguf":
         from posemb_cli.sources.gguf.reading import read_gguf
 
-        return read_gguf(tensors.path, "--checkpoint", lenient=lenient)
+        return read_gguf(tensors.path, flag, lenient=lenient)
     if tensors.model_config is None:
         return None
     folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-    reading = read_config(os.path.join(folder, "config.json"), tensors.model_config, flag="--checkpoint",
-                          lenient=lenient)
+    reading = read_config(os.path.join(folder, "config.json"), tensors.model_config, flag=flag, lenient=lenient)
     import dataclasses
 
     return dataclasses.replace(reading, token_table=_token_table(tensors, reading.hidden_size))

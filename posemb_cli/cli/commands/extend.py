@@ -1,0 +1,65 @@
+"""`posemb extend`: which RoPE scaling, which factor, to run a model at a length past the one it was trained at."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from posemb_cli.cli import options as opt
+from posemb_cli.cli.output import run_progress, stdout_console, write_json
+
+
+@opt.takes(opt.PLOT_FLAGS, opt.OUTPUT_FLAGS)
+def extend(
+    context: typer.Context,
+    model: Annotated[str, typer.Argument(
+        metavar="MODEL", show_default=False,
+        help="A config.json, a model directory, a .gguf file, or a .safetensors/.bin file with its config.json "
+             "beside it. With weights, each pair is weighted by the heads' query and key weights.")],
+    to: Annotated[int, typer.Option(
+        "--to", metavar="L", show_default=False, rich_help_panel=opt.REAL,
+        help="The target length L, past the model's trained length.")],
+    scalings: Annotated[str | None, typer.Option(
+        "--scalings", metavar="NAME,...", show_default=False, rich_help_panel=opt.REAL,
+        help="Candidates among none, linear, ntk, dynamic, yarn, llama3, longrope; default: every one the model "
+             "can load (longrope where it carries factors).")] = None,
+    factor: Annotated[float | None, typer.Option(
+        "--factor", show_default=False, rich_help_panel=opt.REAL,
+        help="The factor every candidate takes; default: the one that reaches L (dynamic: the one whose stretch "
+             "at L does).")] = None,
+    top: Annotated[int, typer.Option("--top", rich_help_panel=opt.OUTPUT,
+                                     help="Heads listed as most at risk under each candidate.")] = 3,
+    no_plot: Annotated[bool, typer.Option("--no-plot", rich_help_panel=opt.OUTPUT,
+                                          help="Leave out the strips of pairs coloured by class.")] = False,
+    **flags: Any,
+) -> None:
+    """Rank RoPE scalings for running a model at --to L positions, and give the config block to paste.
+
+    \b
+    Example: posemb extend SmolLM2-135M-Instruct.Q4_1.gguf --to 32768
+    Example: posemb extend Llama-3.1-8B/config.json --to 524288 --scalings yarn,llama3 --json
+    """
+    from posemb_cli.run.commands.extend import extend_command
+
+    chosen = opt.command_flags(context, {**flags, "model": model, "to": to, "scalings": scalings, "factor": factor,
+                                         "top": top, "no_plot": no_plot})
+    plot = chosen["plot"]
+    if plot is not None:
+        from posemb_cli.render.plot import check_plot_path
+
+        check_plot_path(plot)
+    with run_progress("reading the model") as progress:
+        report = extend_command(chosen, progress=progress)
+    if plot is not None:
+        from posemb_cli.render.extend_plot import write_extend_plot
+
+        write_extend_plot(plot, report)
+    if chosen["json"]:
+        from posemb_cli.run.report import to_json
+
+        write_json(to_json(report.to_dict()))
+        return
+    from posemb_cli.render.extend import render_extend
+
+    stdout_console().print(render_extend(report, pictures=not chosen["no_plot"]))
