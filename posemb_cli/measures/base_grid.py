@@ -39,6 +39,8 @@ PER_DECADE = 200
 FIGURES = 3
 _HIGHEST = 300 * PER_DECADE  # 1e300: no grid base above it
 _LOWEST = PER_DECADE  # 10: the proof looks no lower (at tinier bases YaRN's ramp leaves the head)
+_WORKERS = 2  # bases checked side by side
+_BATCH = 8  # bases per batch: at most this many checked past the first failure
 
 __all__ = ["FIGURES", "PER_DECADE", "MinBase", "grid_base", "grid_index", "min_base", "proven_from"]
 
@@ -123,13 +125,21 @@ def min_base(frequencies_for: Callable[[float], np.ndarray], limit: int) -> MinB
         frequencies_for: base -> (F,) frequencies as used with that base (scaling applied).
         limit: the distances to cover are 1..limit-1.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     proof = proven_from(frequencies_for, limit)
     if proof is None:
         return MinBase(None, None, 0)
-    k, checked = grid_index(proof), 0
-    while k > 0:
-        checked += 1
-        if not covers(frequencies_for(grid_base(k - 1)), limit):
-            break
-        k -= 1
-    return MinBase(grid_base(k), proof, checked)
+    top = grid_index(proof)
+    # Bases are checked downward in batches, side by side (NumPy releases the interpreter's lock); the answer and
+    # ``checked`` are those of the one-by-one scan: the grid base above the first failure from the top.
+    with ThreadPoolExecutor(_WORKERS) as pool:
+        k = top
+        while k > 0:
+            batch = list(range(k - 1, max(k - 1 - _BATCH, -1), -1))
+            for index, covered in zip(batch, pool.map(lambda i: covers(frequencies_for(grid_base(i)), limit), batch),
+                                      strict=True):
+                if not covered:
+                    return MinBase(grid_base(index + 1), proof, top - index)
+            k = batch[-1]
+    return MinBase(grid_base(0), proof, top)

@@ -23,8 +23,7 @@ _TILE = 2048  # G: consecutive distances one column of a block covers
 _BLOCK_COLUMNS = 512  # the most columns of one block: G * 512 distances, 8 MiB of float64 sums
 _SCREEN_TILE = 8192  # distances per column of the float32 screen (a quarter of the trigonometry per distance)
 _SCREENED_BLOCK = 1 << 20  # blocks of at least this many distances are screened first
-_SCREENED_COVER = 1 << 13  # ``covers`` screens scans of at least this many distances
-_COVER_TILE = 1024  # distances per column of its screen: most frequencies of a large base enter as a cubic
+_COVER_TILE = 256  # distances per tile that ``covers`` bounds before it sums (short tiles: tight bounds)
 _UNIT = 2.0 ** -53  # float64 unit roundoff
 
 __all__ = ["Dip", "covers", "dip", "first_negative", "stays_non_negative"]
@@ -115,15 +114,38 @@ def stays_non_negative(inv_freq: np.ndarray, limit: int) -> bool:
     return not any(scan.negatives(first, columns).size for first, columns in reversed(scan.blocks()))
 
 
+def tile_lower_bounds(inv_freq: np.ndarray, starts: np.ndarray, tile: int, limit: int) -> np.ndarray:
+    """A lower bound on B(m) over each tile [s, s + tile) below ``limit``: the sum over frequencies of the lowest
+    cos(m theta) on the tile, which is -1 where m theta passes an odd multiple of pi, else the lower of its ends."""
+    low = starts[:, None] * inv_freq[None, :]  # (C, F)
+    high = np.minimum(starts + tile - 1, limit - 1)[:, None] * inv_freq[None, :]
+    passes = (2 * np.ceil((low - np.pi) / (2 * np.pi)) + 1) * np.pi <= high
+    # rounding: each end's angle is within 2 ulps; 1e-9 of slack keeps the bound below the float64 sums
+    return np.where(passes, -1.0, np.minimum(np.cos(low), np.cos(high))).sum(axis=1) - 1e-9
+
+
 def covers(inv_freq: np.ndarray, limit: int) -> bool:
-    """``stays_non_negative``, screened first: a long scan is proven in float32 where it can be
-    (``cosine_screen.py``, about a third of the float64 products for a large base), in float64 otherwise.
-    The answer is the float64 scan's."""
-    if limit >= _SCREENED_COVER:
-        screen = CosineSumScreen(np.asarray(inv_freq, dtype=np.float64), _COVER_TILE)
-        if all(screen.clear(first, min(limit, first + _SCREENED_BLOCK)) for first in range(0, limit, _SCREENED_BLOCK)):
-            return True
-    return stays_non_negative(inv_freq, limit)
+    """``stays_non_negative``, cheaper where it can be: tiles of 256 distances whose lower bound
+    (``tile_lower_bounds``) is non-negative need no sum; the others are summed in float64 as the scan sums them.
+    For a base well above the edge of coverage most tiles are cleared that way."""
+    if limit <= 1:
+        return True
+    freq = np.asarray(inv_freq, dtype=np.float64)
+    tile = min(_COVER_TILE, limit)
+    starts = np.arange(0, limit, tile, dtype=np.float64)  # (C,) values of s
+    open_tiles = starts[tile_lower_bounds(freq, starts, tile, limit) < 0]
+    if not open_tiles.size:
+        return True
+    within = np.arange(tile, dtype=np.float64)[:, None] * freq[None, :]  # (G, F): j theta
+    inner = np.concatenate((np.cos(within), -np.sin(within)), axis=1)  # (G, 2F)
+    for first in range(0, open_tiles.size, _BLOCK_COLUMNS):
+        chosen = open_tiles[first:first + _BLOCK_COLUMNS]
+        outer = chosen[:, None] * freq[None, :]  # (C', F): s theta
+        sums = np.concatenate((np.cos(outer), np.sin(outer)), axis=1) @ inner.T  # (C', G): B(s + j)
+        distances = chosen[:, None] + np.arange(tile)[None, :]
+        if ((sums < 0) & (distances >= 1) & (distances < limit)).any():
+            return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from posemb_cli.measures.context_bound import covers, dip, first_negative, stays_non_negative
+from posemb_cli.measures.context_bound import covers, dip, first_negative, stays_non_negative, tile_lower_bounds
 
 
 def thetas(base: float, head: int) -> np.ndarray:
@@ -77,3 +77,14 @@ def test_dip_ties_go_to_the_first_distance():
     """A single frequency of exactly pi / 7: cos(m theta) = -1 at m = 7, 21, 35, ... (equal in exact arithmetic)."""
     theta = np.array([math.pi / 7])
     assert dip(theta, 200).at == 7
+
+
+@pytest.mark.parametrize(("base", "head"), [(1e4, 64), (3e6, 128), (1e9, 32), (50.0, 8)])
+def test_a_tile_bound_is_never_above_a_sum_of_its_tile(base, head):
+    """covers skips the sums of a tile whose bound is >= 0: the bound must sit below every sum of the tile."""
+    theta, limit, tile = thetas(base, head), 20000, 256
+    starts = np.arange(0, limit, tile, dtype=np.float64)
+    bounds = tile_lower_bounds(theta, starts, tile, limit)
+    sums = np.concatenate(([theta.size], numpy_sums(theta, limit)))  # B(0) = F, then m = 1 .. limit - 1
+    for start, bound in zip(starts.astype(int), bounds, strict=True):
+        assert bound <= sums[start:start + tile].min()

@@ -75,7 +75,7 @@ def test_screened_scans_give_the_float64_answers(small_screened_blocks, base, he
 
 @pytest.mark.parametrize(("base", "head", "limit"), [(2.4e6, 128, 1 << 15), (2.3e6, 128, 1 << 15), (3e7, 128, 1 << 17),
                                                      (1.93e6, 64, 8192), (1.9e6, 64, 8192), (1e11, 64, 1 << 18)])
-def test_covers_through_the_screen_gives_the_float64_answer(base, head, limit):
+def test_covers_gives_the_float64_answer(base, head, limit):
     """Bases at the edge of coverage (min_base and the grid base below it) and far above it."""
     theta = thetas(base, head)
     assert covers(theta, limit) is (direct_first_negative(theta, limit) is None)
