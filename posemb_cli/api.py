@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from posemb_cli.run.commands import Flags
 
 __all__ = ["compare", "doctor", "extend", "heads", "inspect", "inspect_model", "order", "padding", "precision"]
-_CLI_ONLY = ("context", "json", "debug")
+_CLI_ONLY = ("context", "json", "debug", "output_format")  # what the CLI prints, not what is computed
 _WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".gguf")
 _WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 

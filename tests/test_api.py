@@ -119,4 +119,4 @@ def test_every_keyword_is_a_flag_of_the_command(name):
     keys = typed.__required_keys__ | typed.__optional_keys__
     parameters = set(signatures.signature(getattr(import_module(f"posemb_cli.cli.commands.{name}"), name)).parameters)
     path = {"checkpoint"} if name == "heads" else set()
-    assert keys == parameters - {"context", "json", "debug"} - path
+    assert keys == parameters - {"context", "json", "debug", "output_format"} - path

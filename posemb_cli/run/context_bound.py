@@ -16,10 +16,13 @@ at or above ``proven_from``) or on a negative sum found early, else is null, and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from posemb_cli.core.schemes.protocols import FrequencyScheme, PositionScheme
 from posemb_cli.measures.base_grid import MinBase, min_base, proven_from
 from posemb_cli.measures.context_bound import Dip, dip, first_negative
+
+if TYPE_CHECKING:  # doctor reaches this module without torch: the scheme protocols import it
+    from posemb_cli.core.schemes.protocols import PositionScheme
 
 _LEAST_SCAN = 1 << 16  # first_negative is looked for at least this far, even for a short ctx
 SCANNED_UP_TO = 1 << 20  # contexts up to this many distances are scanned whole; longer ones rest on the proof
@@ -81,6 +84,8 @@ def frequency_bound(frequencies_for, base: float, ctx: int) -> ContextBound:
 
 def context_bound(position: PositionScheme, ctx: int) -> ContextBound | None:
     """The context bound of ``position`` over ``ctx`` distances; None for schemes without a base."""
+    from posemb_cli.core.schemes.protocols import FrequencyScheme
+
     if not isinstance(position, FrequencyScheme):
         return None
     return frequency_bound(position.inv_freq_for_base, float(position.base), ctx)

@@ -19,7 +19,7 @@ DOCTOR_SCHEMA = "posemb.doctor/1"
 SEVERITIES = ("error", "warning", "info")
 
 __all__ = ["BENCH_SCHEMA", "DOCTOR_SCHEMA", "ORDER_SCHEMA", "PADDING_SCHEMA", "PRECISION_SCHEMA", "SEVERITIES",
-           "BenchReport", "DoctorReport", "Finding", "OrderReport", "PaddingReport", "PrecisionReport",
+           "BenchReport", "DoctorReport", "Finding", "Location", "OrderReport", "PaddingReport", "PrecisionReport",
            "ResultsReport"]
 
 
@@ -72,16 +72,37 @@ class PrecisionReport(ResultsReport):
 
 
 @dataclass(frozen=True)
+class Location:
+    """Where a doctor finding points: a file, and the line and column of the config key it is about.
+
+    ``key`` is None where the file holds no key the finding names (a missing key, a GGUF file): then
+    line and column are 1.
+    """
+
+    path: str
+    line: int = 1
+    column: int = 1
+    key: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "line": self.line, "column": self.column, "key": self.key}
+
+
+@dataclass(frozen=True)
 class Finding:
-    """One thing ``posemb doctor`` found in a model's position setup."""
+    """One thing ``posemb doctor`` found in a model's position setup, and where (once located)."""
 
     id: str
     severity: str  # error | warning | info
     message: str
     fix: str
+    location: Location | None = None
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "severity": self.severity, "message": self.message, "fix": self.fix}
+        out: dict = {"id": self.id, "severity": self.severity, "message": self.message, "fix": self.fix}
+        if self.location is not None:
+            out["location"] = self.location.to_dict()
+        return out
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """`posemb heads`'s core: every rotating layer's query and key weights, read one layer at a time, measured per head.
 
 The checkpoint's model is read once (``sources.read_model``); its rotating layers' weights come as
-the runtime applies them (``sources.qk_weights``); each layer uses its own RoPE set's frequencies
-(as applied, at the set's analysed context) and bands (``measures.head_bands``).
+the runtime applies them (``sources.qk_weights``), each layer read once, one layer ahead of the one
+being measured; each layer uses its own RoPE set's frequencies (as applied, at the set's analysed
+context) and bands (``measures.head_bands``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # numpy and the readers load when a run starts: a refused fla
 
 MAX_DISTANCES = 4096
 
-__all__ = ["MAX_DISTANCES", "default_distances", "measure_heads", "parse_distances", "run_heads"]
+__all__ = ["MAX_DISTANCES", "default_distances", "parse_distances", "run_heads"]
 
 
 def default_distances(context: int) -> list[int]:
@@ -107,24 +108,49 @@ def _layer_figures(weights, per_block: int, pool, described: SetBands, inv_freq,
     return (np.concatenate([part.pair_share for part in parts]), np.concatenate([part.kernel for part in parts]))
 
 
-def _layer(record, qk, sets: dict, per_block: int, pool, distances: list[int], progress: Progress, *,
-           side_by_side: int) -> LayerHeads:
-    """One layer's heads (none for a layer without RoPE)."""
+def _layer(record, weights, qk, sets: dict, per_block: int, pool, distances: list[int]) -> LayerHeads:
+    """One rotating layer's heads, from its q and k as applied (``weights``)."""
     from posemb_cli.measures.head_bands import band_shares, label
-    if record.position != "rope" or record.rope_set is None:
-        progress.advance()
-        return LayerHeads(record.layer, None)
+
     described, bands, inv_freq = sets[record.rope_set]
-    share, kernel = _layer_figures(qk.read(record.layer, side_by_side), per_block, pool, described, inv_freq,
-                                   distances)
+    share, kernel = _layer_figures(weights, per_block, pool, described, inv_freq, distances)
     high, beyond = band_shares(share, bands)
     group = qk.shape.heads // qk.shape.kv_heads
     heads = tuple(HeadFigures(head=h, kv_head=h // group, pair_share=share[h].tolist(), high_share=float(high[h]),
                               beyond_critical_share=float(beyond[h]), label=label(float(high[h]), float(beyond[h])),
                               kernel=kernel[h].tolist())
                   for h in range(qk.shape.heads))
-    progress.advance()
-    return LayerHeads(record.layer, described, tuple(qk.names.layers[record.layer].biases), heads)
+    return LayerHeads(record.layer, described, weights.biases, heads)
+
+
+def _layers(reading: ModelReading, qk, sets: dict, distances: list[int], progress: Progress,
+            side_by_side: int) -> list[LayerHeads]:
+    """Every layer's heads, in order. A reader thread reads the next rotating layer (into the other of two
+    buffers) while this one is measured, its blocks of key/value groups side by side in ``side_by_side`` threads."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    from posemb_cli.sources.weights.qk_weights import LayerBuffers, groups_per_block
+
+    per_block = groups_per_block(qk.shape, side_by_side)
+    rotating = [record.layer for record in reading.layers if record.position == "rope" and record.rope_set is not None]
+    buffers = (LayerBuffers(), LayerBuffers())  # layer i is read into buffers[i % 2]
+    ahead: dict[int, Future] = {}
+    layers = []
+    with ThreadPoolExecutor(side_by_side) as pool, ThreadPoolExecutor(1) as reader:
+        def read(index: int) -> None:
+            if index < len(rotating):  # its buffer held layer index - 2, measured by now
+                ahead[rotating[index]] = reader.submit(qk.read, rotating[index], buffers[index % 2], per_block)
+
+        read(0)
+        for record in reading.layers:
+            if record.layer not in ahead:  # no RoPE in this layer
+                layers.append(LayerHeads(record.layer, None))
+            else:
+                weights = ahead.pop(record.layer).result()
+                read(rotating.index(record.layer) + 1)
+                layers.append(_layer(record, weights, qk, sets, per_block, pool, distances))
+            progress.advance()
+    return layers
 
 
 def _refuse_kind(path: str, reading: ModelReading | None) -> None:
@@ -158,25 +184,19 @@ def run_heads(checkpoint: str, *, distances: list[int] | None = None, top: int =
 def measure_heads(tensors: TensorFile, reading: ModelReading, checkpoint: str, *, distances: list[int] | None = None,
                   top: int = 5, progress: Progress | None = None, flag: str = "--checkpoint") -> HeadsReport:
     """``run_heads`` on a checkpoint already opened and read (a RoPE model's), its refusals naming ``flag``."""
-    from concurrent.futures import ThreadPoolExecutor
-
     from posemb_cli.measures.head_bands import ranked
     from posemb_cli.run.allocator import bounded_heap
     from posemb_cli.sources.weights.qk_source import open_qk_source
-    from posemb_cli.sources.weights.qk_weights import groups_per_block
 
     progress = or_silent(progress)
     what = f"{flag} {checkpoint}"
     qk = open_qk_source(tensors, reading, what)
     distances = distances if distances is not None else default_distances(reading.context or 1)
     sets = {one.name: _set_bands(one, reading) for one in reading.rope_sets}
-    side_by_side = workers()
-    per_block = groups_per_block(qk.shape, side_by_side)
     progress.stage(f"reading q and k of {len(qk.layers)} layers", total=len(reading.layers))
-    # The heap keeps and reuses the blocks' memory: fresh pages for every block cost more than the arithmetic.
-    with bounded_heap(), ThreadPoolExecutor(side_by_side) as pool:
-        layers = [_layer(record, qk, sets, per_block, pool, distances, progress, side_by_side=side_by_side)
-                  for record in reading.layers]
+    # The heap keeps and reuses the temporaries' memory: fresh pages for each cost more than the arithmetic.
+    with bounded_heap():
+        layers = _layers(reading, qk, sets, distances, progress, workers())
     high = [(layer.layer, head.head, head.high_share) for layer in layers for head in layer.heads]
     beyond = [(layer.layer, head.head, head.beyond_critical_share) for layer in layers for head in layer.heads]
     return HeadsReport(source=_source(checkpoint, reading, qk, tensors.kind), model=reading.model_dict(),

@@ -249,7 +249,8 @@ def test_torch_is_not_imported_for_a_refused_flag():
 
 
 def test_weights_are_read_one_layer_at_a_time(llama, monkeypatch):
-    """Every layer's tensors are read when that layer is measured: no layer's q/k are held while another's are read."""
+    """Every layer's tensors are read in layer order, through the format's reader or straight into a buffer
+    (``tests/run/test_heads_read_ahead.py``: at most one layer ahead of the one measured)."""
     import posemb_cli.sources.weights.tensor_files as tensor_files
 
     opened = tensor_files.open_tensor_file
@@ -263,7 +264,13 @@ def test_weights_are_read_one_layer_at_a_time(llama, monkeypatch):
             reads.append(name)
             return original(name)
 
+        def locate(name):  # a safetensors tensor read straight into a buffer
+            reads.append(name)
+            return located(name)
+
+        located = found.locator
         object.__setattr__(found, "reader", read)
+        object.__setattr__(found, "locator", locate)
         return found
 
     monkeypatch.setattr(tensor_files, "open_tensor_file", recording)

@@ -110,7 +110,8 @@ def test_f32_gguf_gives_the_safetensors_figures_and_needs_the_unpermutation(tmp_
 
     import posemb_cli.sources.weights.qk_weights as qk_weights
 
-    monkeypatch.setattr(qk_weights, "unpermute_rows", lambda w, heads: w)  # a reading that forgets the permutation
+    monkeypatch.setattr(qk_weights, "unpermuted_view",  # a reading that forgets the permutation
+                        lambda w, heads: w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]))
     wrong_shares, wrong_kernels = _figures(heads_json(path))
     assert np.abs(wrong_shares - shares).max() > 0.05
     assert np.abs(wrong_kernels - kernels).max() > 0.05 * np.abs(kernels).max()

@@ -8,7 +8,6 @@ import torch
 from posemb_cli.sources.weights.qk_weights import (
     BLOCK_BYTES,
     AttentionShape,
-    block_bytes,
     groups_per_block,
     unpermute_rows,
 )
@@ -36,4 +35,3 @@ def test_blocks_fit_the_budget_and_give_every_worker_one(shape, workers):
     assert 1 <= per <= shape.kv_heads
     assert per * group <= BLOCK_BYTES or per == 1
     assert -(-shape.kv_heads // per) >= min(workers, shape.kv_heads)  # at least one block per worker where possible
-    assert block_bytes(shape, workers) == 2 * workers * per * group

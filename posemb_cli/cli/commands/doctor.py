@@ -1,14 +1,24 @@
-"""`posemb doctor`: lint a model's position setup (config.json, or a checkpoint and the config beside it)."""
+"""`posemb doctor`: lint a model's position setup (config.json, or a checkpoint and the config beside it).
+
+Output: tables (``text``), the JSON document (``json``; ``--json`` is the same), or for CI
+GitHub Actions annotations (``github``) or a SARIF 2.1.0 log (``sarif``). ``--json`` with
+another ``--format`` asks for two outputs and is refused. The exit status is the same in
+every format: 3 when a finding is an error.
+"""
 
 from __future__ import annotations
 
+import json
+from enum import Enum
 from typing import Annotated, Any
 
 import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.output import run_progress, stdout_console, write_json
-from posemb_cli.errors import EXIT_DOCTOR_ERROR
+from posemb_cli.errors import EXIT_DOCTOR_ERROR, PosembError
+
+DoctorFormat = Enum("DoctorFormat", {"text": "text", "json": "json", "github": "github", "sarif": "sarif"}, type=str)
 
 
 @opt.takes(opt.OUTPUT_FLAGS)
@@ -20,6 +30,10 @@ def doctor(
     checkpoint: Annotated[str | None, typer.Option(
         "--checkpoint", help="A model's weights (file or directory): its position table, checked against the "
         "config.json beside it.", show_default=False, rich_help_panel=opt.REAL)] = None,
+    output_format: Annotated[DoctorFormat, typer.Option(
+        "--format", rich_help_panel=opt.OUTPUT,
+        help="text: tables; json: as --json; github: GitHub Actions annotations on the config's lines; "
+             "sarif: a SARIF 2.1.0 log (code scanning).")] = DoctorFormat("text"),
     **flags: Any,
 ) -> None:
     """Find mistakes in a model's position setup; exit 3 when one is an error.
@@ -27,16 +41,32 @@ def doctor(
     \b
     Example: posemb doctor --config Llama-3.1-8B/config.json
     Example: posemb doctor --checkpoint gpt2/ --json
+    Example: posemb doctor --config config.json --format github   (in a GitHub Actions step)
     """
+    chosen_format = output_format.value
+    if flags["json"] and opt.typed(context, "output_format") and chosen_format != "json":
+        raise PosembError(f"--json and --format {chosen_format} ask for two outputs; give one "
+                          "(--json is --format json)")
     from posemb_cli.run.commands.doctor import doctor_command
 
     chosen = opt.command_flags(context, {**flags, "model_config": model_config, "checkpoint": checkpoint})
     with run_progress("checking the position setup"):
         report = doctor_command(chosen)
-    if chosen["json"]:
+    if chosen["json"] or chosen_format == "json":
         from posemb_cli.run.report import to_json
 
         write_json(to_json(report.to_dict()))
+    elif chosen_format == "github":
+        from posemb_cli.render.doctor import github_annotations
+
+        lines = github_annotations(report)
+        if lines:  # no findings, no line
+            write_json(lines.rstrip("\n"))
+    elif chosen_format == "sarif":
+        from posemb_cli import __version__
+        from posemb_cli.render.doctor import sarif_log
+
+        write_json(json.dumps(sarif_log(report, version=__version__), indent=2, allow_nan=False))
     else:
         from posemb_cli.render.doctor import render_doctor
 

@@ -1,4 +1,4 @@
-"""`doctor`: lint a model's position setup from its one reading."""
+"""`doctor`: lint a model's position setup from its one reading, each finding located in the file it is about."""
 
 from __future__ import annotations
 
@@ -10,5 +10,6 @@ __all__ = ["doctor_command"]
 
 def doctor_command(flags: Flags) -> DoctorReport:
     from posemb_cli.run.doctor import run_doctor
+    from posemb_cli.run.doctor.locations import locate
 
-    return run_doctor(config=flags["model_config"], checkpoint=flags["checkpoint"])
+    return locate(run_doctor(config=flags["model_config"], checkpoint=flags["checkpoint"]))

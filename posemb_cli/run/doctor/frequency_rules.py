@@ -89,13 +89,13 @@ def _bound(model: Subject, width: int, base: float) -> list[Finding]:
 def _precision(model: Subject, width: int, base: float) -> list[Finding]:
     import numpy as np
 
-    from posemb_cli.measures.precision import measure_precision
+    from posemb_cli.measures.half_floats import HALF_DTYPES, native_collapse
 
     dtype, maximum = model.reading.dtype, model.max_positions
-    if dtype not in ("bfloat16", "float16") or maximum is None:
+    if dtype not in HALF_DTYPES or maximum is None:
         return []
     frequencies = 1.0 / base ** (np.arange(0, width, 2, dtype=np.float64) / width)
-    collapse = measure_precision(frequencies, min(maximum, _PRECISION_PROBE), dtype, "native").first_collapse
+    collapse = native_collapse(frequencies, min(maximum, _PRECISION_PROBE), dtype)  # NumPy: no torch in doctor
     if collapse is None:
         return []
     return [Finding("low-precision-positions", "info",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
-from posemb_cli.sources.weights.qk_weights import AttentionShape, QKLayer, read_qk_layer
+from posemb_cli.sources.weights.qk_weights import AttentionShape, LayerBuffers, QKLayer, read_qk_layer
 
 if TYPE_CHECKING:
     from posemb_cli.sources.model.reading import ModelReading
@@ -38,9 +38,9 @@ class QKSource:
     def layers(self) -> list[int]:
         return sorted(self.names.layers)
 
-    def read(self, layer: int, workers: int = 1) -> QKLayer:
+    def read(self, layer: int, buffers: LayerBuffers | None = None, per_block: int = 1) -> QKLayer:
         return read_qk_layer(self.tensors, self.names, layer, self.shape, self.rule, unpermute=self.unpermute,
-                             what=self.what, workers=workers)
+                             what=self.what, buffers=buffers, per_block=per_block)
 
 
 def _shape(reading: ModelReading, what: str) -> AttentionShape:

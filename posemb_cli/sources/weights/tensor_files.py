@@ -1,8 +1,8 @@
 """Read named tensors from real model files without running any code in them.
 
 Formats: ``.safetensors`` (one tensor read at a time; float tensors memory-mapped by
-``sources.safetensors_map``), PyTorch ``.bin``/``.pt``
-state dicts (``weights_only=True``: a pickle that needs code is refused),
+``sources.safetensors.tensor_map``, or located for a reader of its own, ``sources.safetensors.stored``),
+PyTorch ``.bin``/``.pt`` state dicts (``weights_only=True``: a pickle that needs code is refused),
 ``.npy``/``.npz`` (``allow_pickle=False``), ``.gguf`` (``sources.gguf_file``), and a model directory holding
 ``model.safetensors`` (or its sharded index) or ``pytorch_model.bin`` beside
 ``config.json``. Every failure is a ``PosembError`` naming the flag and file.
@@ -25,6 +25,7 @@ from posemb_cli.sources.gguf.header import is_gguf
 
 if TYPE_CHECKING:
     from posemb_cli.sources.model.kind import ModelKind
+    from posemb_cli.sources.safetensors.stored import StoredTensor
 
 SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".gguf")
 _DIRECTORY_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
@@ -41,6 +42,7 @@ class TensorFile:
         model_config: the ``config.json`` found beside the weights, or None.
         nbytes: each tensor's size in bytes as its file declares it, read before any data is.
         model_kind: the model's kind where the file itself tells it (a GGUF file's architecture).
+        locator: where a tensor's bytes lie in a file, for formats that store them plainly (safetensors).
     """
 
     path: str
@@ -50,10 +52,16 @@ class TensorFile:
     model_config: dict | None = None
     nbytes: dict[str, int] = field(default_factory=dict)
     model_kind: ModelKind | None = None
+    locator: Callable[[str], StoredTensor | None] | None = field(default=None, repr=False)
 
     def read(self, name: str):
         """The tensor ``name`` as a CPU torch tensor."""
         return self.reader(name)
+
+    def stored(self, name: str) -> StoredTensor | None:
+        """Where tensor ``name``'s values lie, to be read into a NumPy buffer without torch; None where the format
+        or the tensor's dtype does not allow it (then ``read``)."""
+        return self.locator(name) if self.locator is not None else None
 
 
 def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
@@ -115,7 +123,7 @@ def _open_safetensors(path: str, flag: str, model_config: dict | None) -> Tensor
     from safetensors import SafetensorError, safe_open
 
     try:
-        with safe_open(path, framework="pt", device="cpu") as handle:  # checks the header against the data
+        with safe_open(path, framework="numpy") as handle:  # checks the header against the data (no torch)
             for name in handle.keys():
                 handle.get_slice(name)
     except (SafetensorError, OSError, ValueError) as exc:
@@ -136,7 +144,12 @@ def _open_safetensors(path: str, flag: str, model_config: dict | None) -> Tensor
         with safe_open(path, framework="pt", device="cpu") as handle:
             return handle.get_tensor(name)  # only this tensor's bytes are read
 
-    return TensorFile(path, "safetensors", header.shapes(), read, model_config, header.nbytes())
+    def locate(name: str):
+        from posemb_cli.sources.safetensors.stored import stored_tensor
+
+        return stored_tensor(header, path, name)
+
+    return TensorFile(path, "safetensors", header.shapes(), read, model_config, header.nbytes(), locator=locate)
 
 
 def _open_sharded(index_path: str, flag: str, model_config: dict | None, *, display: str) -> TensorFile:
@@ -148,7 +161,7 @@ def _open_sharded(index_path: str, flag: str, model_config: dict | None, *, disp
     shapes = {name: shards[shard].shapes[name] for name, shard in weight_map.items() if name in shards[shard].shapes}
     nbytes = {name: shards[weight_map[name]].nbytes[name] for name in shapes}
     return TensorFile(display, "safetensors", shapes, lambda name: shards[weight_map[name]].read(name), model_config,
-                      nbytes)
+                      nbytes, locator=lambda name: shards[weight_map[name]].stored(name))
 
 
 def _flatten(state, prefix: str = "") -> dict:
