@@ -24,12 +24,12 @@ from posemb_cli.measures.loss_by_position import LossProfile, loss_profile
 from posemb_cli.measures.rank_agreement import LOSS_NOISE, RankAgreement, measured_ranking, rank_agreement
 from posemb_cli.runtime.protocol import LanguageModel, MemoryNeed
 from posemb_cli.runtime.scaling import Scaling, unique_names
-from posemb_cli.runtime.tokens import TokenWindow
+from posemb_cli.runtime.tokens import TokenWindow, ids_window, text_window
 
 if TYPE_CHECKING:
     from posemb_cli.run.progress import Progress
 
-__all__ = ["RULE", "MeasuredRun", "MeasuredScaling", "measure_scalings"]
+__all__ = ["RULE", "MeasuredRun", "MeasuredScaling", "measure_model", "measure_scalings", "open_model"]
 
 RULE = ("measured: lower mean next-token loss over the whole window first (the log of its perplexity); "
         "a difference within the dtype's rounding noise is a tie, kept in the predicted order")
@@ -120,3 +120,29 @@ def measure_scalings(model: LanguageModel, window: TokenWindow, scalings: Sequen
                                tolerance=LOSS_NOISE.get(model.dtype, LOSS_NOISE["float32"]), prefer=prefer)
     agreement = None if predicted_ranking is None else rank_agreement(ranking, predicted_ranking)
     return MeasuredRun(model.describe(), window, need, trained_length, tuple(measured), ranking, agreement)
+
+
+def open_model(path: str, *, device: str = "auto", dtype: str = "float32", what: str = "MODEL") -> LanguageModel:
+    """The model at ``path`` (a directory with safetensors, its config.json, or a .gguf file) behind transformers.
+
+    Only its config is read; a missing ``measure`` extra is refused here (exit 2, naming it and ``what``).
+    """
+    from posemb_cli.runtime.transformers_backend.model import open_transformers_model
+
+    return open_transformers_model(path, device=device, dtype=dtype, what=what)
+
+
+def measure_model(path: str, scalings: Sequence[Scaling], *, length: int, trained_length: int,
+                  text: Sequence[str] = (), ids: str | None = None, device: str = "auto", dtype: str = "float32",
+                  predicted_ranking: Sequence[str] | None = None, progress: Progress | None = None) -> MeasuredRun:
+    """``open_model``, the window of ``length`` ids from ``text`` files or an ``ids`` file, ``measure_scalings``.
+
+    The one call of ``posemb extend --text/--ids``: flags in, the measured run out (PosembError, exit 2, for
+    bad input, missing extra, a window that does not fit; KeyboardInterrupt goes up untouched).
+    """
+    if bool(text) == (ids is not None):
+        raise PosembError("--text and --ids: give one of them, a UTF-8 text to tokenize or token ids")
+    model = open_model(path, device=device, dtype=dtype, what="--text" if text else "--ids")
+    window = text_window(model, text, length) if text else ids_window(model, str(ids), length)
+    return measure_scalings(model, window, scalings, trained_length=trained_length,
+                            predicted_ranking=predicted_ranking, progress=progress)

@@ -86,6 +86,16 @@ def _read_text(path: str, flag: str) -> str:
         raise PosembError(f"{what}: not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x})") from None
 
 
+def _in_vocabulary(model: LanguageModel, window: np.ndarray, what: str) -> None:
+    """Refuse a window holding an id the model does not embed (a tokenizer's added token past its table too)."""
+    vocab = model.vocab_size
+    outside = np.flatnonzero((window < 0) | (window >= vocab))
+    if outside.size:
+        where = int(outside[0])
+        raise PosembError(f"{what} id {int(window[where])} at position {where}, outside {model.source}'s "
+                          f"vocabulary [0, {vocab})")
+
+
 def text_window(model: LanguageModel, paths: Sequence[str], length: int, *, flag: str = "--text") -> TokenWindow:
     """The first ``length`` ids of the documents in ``paths``, joined by the model's separator."""
     if not paths:
@@ -110,7 +120,9 @@ def text_window(model: LanguageModel, paths: Sequence[str], length: int, *, flag
         named = " ".join(read)
         raise PosembError(f"{flag} {named}: the text has {len(ids):,} tokens under {model.source}'s tokenizer; "
                           f"a window of {length:,} needs at least {length:,}: give a longer text or more files")
-    return TokenWindow(np.asarray(ids[:length], dtype=np.int64), "text", tuple(read), len(read), separator, len(ids))
+    window = np.asarray(ids[:length], dtype=np.int64)
+    _in_vocabulary(model, window, f"{flag} {' '.join(read)}: the tokenizer gives")
+    return TokenWindow(window, "text", tuple(read), len(read), separator, len(ids))
 
 
 def ids_window(model: LanguageModel, path: str, length: int, *, flag: str = "--ids") -> TokenWindow:
@@ -123,10 +135,5 @@ def ids_window(model: LanguageModel, path: str, length: int, *, flag: str = "--i
     if row.size < length:
         raise PosembError(f"{flag} {path}: holds {row.size:,} ids; a window of {length:,} needs at least {length:,}")
     window = row[:length]
-    vocab = model.vocab_size
-    outside = np.flatnonzero((window < 0) | (window >= vocab))
-    if outside.size:
-        where = int(outside[0])
-        raise PosembError(f"{flag} {path}: id {int(window[where])} at position {where} is outside "
-                          f"{model.source}'s vocabulary [0, {vocab})")
+    _in_vocabulary(model, window, f"{flag} {path}:")
     return TokenWindow(np.ascontiguousarray(window, dtype=np.int64), "ids", (path,), 1, None, int(row.size))

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from posemb_cli.runtime import LanguageModel, MemoryNeed, TokenWindow, WindowLosses, measure_scalings
+from posemb_cli.errors import PosembError
+from posemb_cli.runtime import LanguageModel, MemoryNeed, TokenWindow, WindowLosses, measure_model, measure_scalings
 from posemb_cli.runtime.measure import RULE
 
 from tests.tiny_language_model import scalings
@@ -86,3 +87,9 @@ def test_no_prediction_no_agreement_and_names_must_match():
     with pytest.raises(ValueError, match="must order the scalings"):
         measure_scalings(runtime, _window(), scalings(LENGTH, TRAINED), trained_length=TRAINED,
                          predicted_ranking=["none"])
+
+
+def test_one_call_takes_a_text_or_ids_not_both():
+    for given in ({}, {"text": ["a.txt"], "ids": "ids.npy"}):
+        with pytest.raises(PosembError, match="give one of them"):
+            measure_model("model.gguf", scalings(LENGTH, TRAINED), length=LENGTH, trained_length=TRAINED, **given)

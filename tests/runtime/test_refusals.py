@@ -86,7 +86,23 @@ def test_ids_that_are_too_few_in_rows_or_outside_the_vocabulary(tmp_path, model)
     outside[0, 7] = model.vocab_size
     np.save(tmp_path / "outside.npy", outside)
     message = refusal(ids_window, model, str(tmp_path / "outside.npy"), LENGTH)
-    assert f"id {model.vocab_size} at position 7 is outside" in message and f"[0, {model.vocab_size})" in message
+    assert f"id {model.vocab_size} at position 7, outside" in message and f"[0, {model.vocab_size})" in message
+
+
+class _WideTokenizer:
+    """A model whose tokenizer gives ids past its embedding table (an added token the table lacks)."""
+
+    source, vocab_size, separator = "wide", 100, None
+
+    def encode(self, text: str) -> list[int]:
+        return [ord(char) for char in text]
+
+
+def test_a_tokenizer_id_past_the_embedding_table_is_refused(tmp_path):
+    path = tmp_path / "text.txt"
+    path.write_text("abd" * 10, encoding="utf-8")
+    message = refusal(text_window, _WideTokenizer(), [str(path)], 20)
+    assert "the tokenizer gives id 100 at position 2, outside wide's vocabulary [0, 100)" in message
 
 
 @pytest.mark.parametrize("hidden", ["transformers", "accelerate", "gguf"])
@@ -120,6 +136,13 @@ def test_a_gguf_architecture_transformers_does_not_read_is_named(tmp_path):
     path = write_gguf(tmp_path / "rwkv.gguf", "rwkv6", {"context_length": 64, "embedding_length": 16,
                                                         "block_count": 1}, tokens=10)
     assert "does not read architecture 'rwkv6'" in refusal(open_model, path, device="cpu")
+
+
+def test_a_model_transformers_has_no_causal_lm_for_is_named(tmp_path):
+    config = {"model_type": "t5", "architectures": ["T5ForConditionalGeneration"]}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    assert "no causal language model for model_type 't5'" in refusal(open_model, str(tmp_path), device="cpu")
 
 
 def test_flags_that_name_no_device_dtype_or_model(tiny, tmp_path):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from posemb_cli.runtime import measure_scalings, open_model, text_window
+from posemb_cli.runtime import measure_model, measure_scalings, open_model, text_window
 
 from tests.loss_oracle import oracle_losses
 from tests.runtime.conftest import LENGTH
@@ -69,3 +69,14 @@ def test_the_figures_sum_up_the_losses_measured(measured):
         assert doc["ratio"] == pytest.approx(doc["beyond"] / doc["within"], rel=1e-12)
         edges = [bucket["from"] for bucket in doc["loss_by_position"]] + [doc["loss_by_position"][-1]["to"]]
         assert TRAINED in edges and edges[-1] == LENGTH and len(edges) - 1 >= 16
+
+
+def test_one_call_from_flags_gives_the_same_losses(tiny, measured, tmp_path):
+    folder, _gguf, text, _tokenizer = tiny
+    window, run = measured
+    np.save(tmp_path / "ids.npy", window.ids[None])
+    for source in ({"text": [text]}, {"ids": str(tmp_path / "ids.npy")}):
+        again = measure_model(folder, scalings(LENGTH)[:2], length=LENGTH, trained_length=TRAINED, device="cpu",
+                              **source)
+        for item in again.scalings:
+            np.testing.assert_array_equal(item.losses, run.measured(item.name).losses)

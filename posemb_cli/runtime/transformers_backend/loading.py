@@ -90,11 +90,11 @@ def read_config(files: ModelFiles) -> Any:
                               f"architecture '{_gguf_architecture(files)}'; give the model's safetensors "
                               "directory") from None
         raise PosembError(f"{files.source}: transformers cannot read its config ({brief(exc)})") from None
-    architectures = getattr(config, "architectures", None) or []
-    if architectures and not any(name.endswith("ForCausalLM") or name.endswith("LMHeadModel")
-                                 for name in architectures):
-        raise PosembError(f"{files.source}: a {', '.join(architectures)} is not a causal language model; "
-                          "measuring the next-token loss needs one")
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    if config.model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        raise PosembError(f"{files.source}: transformers has no causal language model for model_type "
+                          f"'{config.model_type}' (AutoModelForCausalLM); measuring the next-token loss needs one")
     return config
 
 
