@@ -93,3 +93,13 @@ def test_one_call_takes_a_text_or_ids_not_both():
     for given in ({}, {"text": ["a.txt"], "ids": "ids.npy"}):
         with pytest.raises(PosembError, match="give one of them"):
             measure_model("model.gguf", scalings(LENGTH, TRAINED), length=LENGTH, trained_length=TRAINED, **given)
+
+
+def test_importing_the_runtime_pulls_neither_torch_nor_transformers():
+    """A command that takes the runtime keeps --help fast: the backend is imported when a model is opened."""
+    import subprocess
+    import sys
+
+    code = "import sys, posemb_cli.runtime; print(sorted({'torch', 'transformers'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
