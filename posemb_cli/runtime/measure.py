@@ -1,0 +1,148 @@
+"""Loss by position at the target length, per scaling, on the real model: the measurement beside a prediction.
+
+For each scaling, in the order given: the model is run once over the window (one forward of L
+tokens from position 0, no cache), the loss of each next token recorded, and summed up by
+``measures.loss_by_position`` against the trained length T. The scalings are then ranked by the
+mean loss over the window (lower first; a difference within the dtype's rounding noise is a tie
+and keeps the predicted order), and that ranking is set beside the predicted one with Spearman's
+rho and every pair the two order apart (``measures.rank_agreement``).
+
+The memory a window needs is checked before the first model is loaded. A Ctrl-C stops the run
+where it is (``KeyboardInterrupt`` goes up untouched; nothing is written here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from posemb_cli.errors import PosembError
+from posemb_cli.measures.loss_by_position import LossProfile, loss_profile
+from posemb_cli.measures.rank_agreement import LOSS_NOISE, RankAgreement, measured_ranking, rank_agreement
+from posemb_cli.runtime.protocol import LanguageModel, MemoryNeed
+from posemb_cli.runtime.scaling import Scaling, unique_names
+from posemb_cli.runtime.tokens import TokenWindow, ids_window, text_window
+
+if TYPE_CHECKING:
+    from posemb_cli.run.progress import Progress
+
+__all__ = ["RULE", "MeasuredRun", "MeasuredScaling", "measure_model", "measure_scalings", "open_model"]
+
+RULE = ("measured: lower mean next-token loss over the whole window first (the log of its perplexity); "
+        "a difference within the dtype's rounding noise is a tie, kept in the predicted order")
+
+
+@dataclass(frozen=True)
+class MeasuredScaling:
+    """One scaling's window: its loss profile and the seconds spent; ``losses`` (L - 1,) stay out of JSON."""
+
+    name: str
+    tokens: int
+    profile: LossProfile
+    seconds: float
+    load_seconds: float
+    losses: np.ndarray = field(repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        return {"tokens": self.tokens, **self.profile.to_dict(), "seconds": self.seconds,
+                "load_seconds": self.load_seconds}
+
+
+@dataclass(frozen=True)
+class MeasuredRun:
+    """Every scaling measured on one window of one model, and how the measured ranking meets the predicted one."""
+
+    runtime: dict
+    window: TokenWindow
+    memory: MemoryNeed
+    trained_length: int
+    scalings: tuple[MeasuredScaling, ...]
+    ranking: tuple[str, ...]
+    agreement: RankAgreement | None
+
+    @property
+    def length(self) -> int:
+        return self.window.length
+
+    def measured(self, name: str) -> MeasuredScaling:
+        """The measurement of the scaling named ``name``."""
+        for scaling in self.scalings:
+            if scaling.name == name:
+                return scaling
+        raise KeyError(name)
+
+    def to_dict(self) -> dict:
+        return {"runtime": self.runtime, "text": self.window.to_dict(), "memory": self.memory.to_dict(),
+                "length": self.length, "trained_length": self.trained_length, "rule": RULE,
+                "measured": {scaling.name: scaling.to_dict() for scaling in self.scalings},
+                "measured_ranking": list(self.ranking),
+                "agreement": None if self.agreement is None else self.agreement.to_dict()}
+
+
+def measure_scalings(model: LanguageModel, window: TokenWindow, scalings: Sequence[Scaling], *,
+                     trained_length: int, predicted_ranking: Sequence[str] | None = None,
+                     progress: Progress | None = None) -> MeasuredRun:
+    """Measure the loss by position of each scaling on ``window``, and rank them against ``predicted_ranking``.
+
+    Args:
+        model: the model behind its runtime (``runtime.open_model``).
+        window: the L ids (``runtime.text_window`` or ``runtime.ids_window``); L > T + 1.
+        scalings: the candidates, each with its rope_parameters and predicted frequencies.
+        trained_length: T, the length the model's frequencies were trained at.
+        predicted_ranking: the scalings' names, best first, as predicted; None: no agreement is given.
+        progress: a stage per scaling (loading, then the window's layers and loss chunks).
+
+    Raises:
+        PosembError: the window does not reach past T, it does not fit in memory (before any load),
+            or a loaded model does not hold a scaling's predicted frequencies.
+    """
+    if not scalings:
+        raise ValueError("give at least one scaling to measure")
+    unique_names(scalings)
+    names = [scaling.name for scaling in scalings]
+    if predicted_ranking is not None and sorted(predicted_ranking) != sorted(names):
+        raise ValueError(f"the predicted ranking {list(predicted_ranking)} must order the scalings {names}")
+    length = window.length
+    if not 0 < trained_length < length - 1:
+        raise PosembError(f"a window of {length:,} tokens holds no position past the trained length "
+                          f"{trained_length:,}; measure a longer one")
+    need = model.check_memory(length)
+    measured = []
+    for scaling in scalings:
+        result = model.token_losses(window.ids, scaling, progress)
+        measured.append(MeasuredScaling(scaling.name, length, loss_profile(result.losses, trained_length),
+                                        result.seconds, result.load_seconds, result.losses))
+    prefer = list(predicted_ranking) if predicted_ranking is not None else names
+    ranking = measured_ranking({item.name: item.profile.mean_loss for item in measured},
+                               tolerance=LOSS_NOISE.get(model.dtype, LOSS_NOISE["float32"]), prefer=prefer)
+    agreement = None if predicted_ranking is None else rank_agreement(ranking, predicted_ranking)
+    return MeasuredRun(model.describe(), window, need, trained_length, tuple(measured), ranking, agreement)
+
+
+def open_model(path: str, *, device: str = "auto", dtype: str = "float32", what: str = "MODEL") -> LanguageModel:
+    """The model at ``path`` (a directory with safetensors, its config.json, or a .gguf file) behind transformers.
+
+    Only its config is read; a missing ``measure`` extra is refused here (exit 2, naming it and ``what``).
+    """
+    from posemb_cli.runtime.transformers_backend.model import open_transformers_model
+
+    return open_transformers_model(path, device=device, dtype=dtype, what=what)
+
+
+def measure_model(path: str, scalings: Sequence[Scaling], *, length: int, trained_length: int,
+                  text: Sequence[str] = (), ids: str | None = None, device: str = "auto", dtype: str = "float32",
+                  predicted_ranking: Sequence[str] | None = None, progress: Progress | None = None) -> MeasuredRun:
+    """``open_model``, the window of ``length`` ids from ``text`` files or an ``ids`` file, ``measure_scalings``.
+
+    The one call of ``posemb extend --text/--ids``: flags in, the measured run out (PosembError, exit 2, for
+    bad input, missing extra, a window that does not fit; KeyboardInterrupt goes up untouched).
+    """
+    if bool(text) == (ids is not None):
+        raise PosembError("--text and --ids: give one of them, a UTF-8 text to tokenize or token ids")
+    model = open_model(path, device=device, dtype=dtype, what="--text" if text else "--ids")
+    window = text_window(model, text, length) if text else ids_window(model, str(ids), length)
+    return measure_scalings(model, window, scalings, trained_length=trained_length,
+                            predicted_ranking=predicted_ranking, progress=progress)

@@ -1,0 +1,139 @@
+"""The window of L token ids a measurement runs: from UTF-8 text files through the model's tokenizer, or from ids.
+
+- ``--text FILE [FILE ...]``: each file is one document, decoded as UTF-8 (strictly: a byte that
+  is not UTF-8 is refused, named with its offset) and encoded by the model's own tokenizer as it
+  encodes one document (with the special tokens it adds, such as a beginning-of-sequence token).
+  Documents are concatenated with the tokenizer's separator (its end-of-sequence token) between
+  them, stated in the window; files after the one that reaches L are not read.
+- ``--ids FILE``: one row of token ids, a (1, N) .npy integer array or a JSON ``[[...]]``, read by
+  ``sources.batch`` within its bounds; every id must lie in the model's vocabulary.
+
+The first L ids are the window. Fewer than L is refused, saying how many there are.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from posemb_cli.errors import PosembError
+from posemb_cli.runtime.protocol import LanguageModel, Separator
+from posemb_cli.sources.batch.ids import read_ids
+from posemb_cli.sources.bounds.limits import format_bytes, require_memory
+
+__all__ = ["MAX_TEXT_BYTES", "TokenWindow", "ids_window", "text_window"]
+
+MAX_TEXT_BYTES = 256 << 20  # one text file: a million tokens of English is about 4 MiB
+_TOKENIZER_BYTES_PER_BYTE = 16  # the tokenizer's own working set per byte of text (ids, offsets, pieces)
+_ANY_ID = 1 << 62  # read_ids' own range check is left open; the model's vocabulary is checked here
+
+
+@dataclass(frozen=True)
+class TokenWindow:
+    """The ids of one window and where they came from.
+
+    Attributes:
+        ids: (L,) int64.
+        source: ``"text"`` or ``"ids"``.
+        files: the files read, in order.
+        documents: how many documents the window spans (files whose tokens it holds).
+        separator: the token put between documents; None when there is one document, or ids.
+        available: the tokens read, at least L (the text's tokens up to the document reaching L).
+    """
+
+    ids: np.ndarray
+    source: str
+    files: tuple[str, ...]
+    documents: int
+    separator: Separator | None
+    available: int
+
+    @property
+    def length(self) -> int:
+        return int(self.ids.size)
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "files": list(self.files), "documents": self.documents,
+                "separator": None if self.separator is None else self.separator.to_dict(),
+                "tokens_read": self.available, "tokens": self.length}
+
+
+def _check_file(path: str, flag: str) -> None:
+    if not os.path.exists(path):
+        raise PosembError(f"{flag} {path}: no such file; give a UTF-8 text file")
+    if not os.path.isfile(path):
+        raise PosembError(f"{flag} {path}: not a file; give a UTF-8 text file")
+
+
+def _read_text(path: str, flag: str) -> str:
+    what = f"{flag} {path}"
+    size = os.path.getsize(path)
+    if size > MAX_TEXT_BYTES:
+        raise PosembError(f"{what}: {format_bytes(size)} is more text than a window needs (at most "
+                          f"{format_bytes(MAX_TEXT_BYTES)}); give its first part")
+    require_memory(what, size * _TOKENIZER_BYTES_PER_BYTE, detail="the text and its tokens")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise PosembError(f"{what}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PosembError(f"{what}: not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x})") from None
+
+
+def _in_vocabulary(model: LanguageModel, window: np.ndarray, what: str) -> None:
+    """Refuse a window holding an id the model does not embed (a tokenizer's added token past its table too)."""
+    vocab = model.vocab_size
+    outside = np.flatnonzero((window < 0) | (window >= vocab))
+    if outside.size:
+        where = int(outside[0])
+        raise PosembError(f"{what} id {int(window[where])} at position {where}, outside {model.source}'s "
+                          f"vocabulary [0, {vocab})")
+
+
+def text_window(model: LanguageModel, paths: Sequence[str], length: int, *, flag: str = "--text") -> TokenWindow:
+    """The first ``length`` ids of the documents in ``paths``, joined by the model's separator."""
+    if not paths:
+        raise PosembError(f"{flag}: give at least one UTF-8 text file")
+    for path in paths:  # every file named exists, even those the window will not reach
+        _check_file(path, flag)
+    ids: list[int] = []
+    separator = None
+    read: list[str] = []
+    for path in paths:
+        if read:
+            separator = model.separator
+            if separator is None:
+                raise PosembError(f"{flag} {path}: {model.source}'s tokenizer has no end-of-sequence token to put "
+                                  "between documents; give one text of the length needed")
+            ids.append(separator.id)
+        ids += model.encode(_read_text(path, flag))
+        read.append(path)
+        if len(ids) >= length:
+            break
+    if len(ids) < length:
+        named = " ".join(read)
+        raise PosembError(f"{flag} {named}: the text has {len(ids):,} tokens under {model.source}'s tokenizer; "
+                          f"a window of {length:,} needs at least {length:,}: give a longer text or more files")
+    window = np.asarray(ids[:length], dtype=np.int64)
+    _in_vocabulary(model, window, f"{flag} {' '.join(read)}: the tokenizer gives")
+    return TokenWindow(window, "text", tuple(read), len(read), separator, len(ids))
+
+
+def ids_window(model: LanguageModel, path: str, length: int, *, flag: str = "--ids") -> TokenWindow:
+    """The first ``length`` ids of one row of ids in ``path`` (.npy or JSON), each in the model's vocabulary."""
+    batch = read_ids(path, _ANY_ID)
+    if batch.shape[0] != 1:
+        raise PosembError(f"{flag} {path}: holds {batch.shape[0]} rows; a measurement runs one window: give one "
+                          f"row of at least {length:,} ids")
+    row = batch[0]
+    if row.size < length:
+        raise PosembError(f"{flag} {path}: holds {row.size:,} ids; a window of {length:,} needs at least {length:,}")
+    window = row[:length]
+    _in_vocabulary(model, window, f"{flag} {path}:")
+    return TokenWindow(np.ascontiguousarray(window, dtype=np.int64), "ids", (path,), 1, None, int(row.size))
