@@ -95,14 +95,20 @@ def _picks(report: HeadsReport, picks: list[Pick], title: str):
 
 def _kernels(report: HeadsReport, picks: list[Pick]) -> Group:
     lines = [Text(f"Kernel of the heads above: score(d) for d = {', '.join(count(d) for d in report.distances[:3])}"
-                  f" ... {count(report.distances[-1])}, each scaled by its largest |score|", style="bold")]
+                  f" ... {count(report.distances[-1])}, a sliding layer's within its window; each scaled by its "
+                  "largest |score|", style="bold")]
     for pick in dict.fromkeys((p.layer, p.head) for p in picks):
         kernel = report.head(*pick).kernel
-        largest = max((abs(v) for v in kernel if math.isfinite(v)), default=0.0) or 1.0
+        distances = report.layers[pick[0]].kernel_distances(report.distances)
         line = Text(f"  layer {pick[0]:>3} head {pick[1]:>3}  ")
+        if not kernel:
+            line.append("no distance asked for lies within its window", style="dim")
+            lines.append(line)
+            continue
+        largest = max((abs(v) for v in kernel if math.isfinite(v)), default=0.0) or 1.0
         line.append(sparkline([v / largest for v in kernel]), style="cyan")
-        line.append(f"  {general(kernel[0])} at d={report.distances[0]:,} -> {general(kernel[-1])} at "
-                    f"d={report.distances[-1]:,}", style="dim")
+        line.append(f"  {general(kernel[0])} at d={distances[0]:,} -> {general(kernel[-1])} at "
+                    f"d={distances[-1]:,}", style="dim")
         lines.append(line)
     return Group(*lines)
 

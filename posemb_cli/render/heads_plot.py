@@ -70,8 +70,11 @@ def _labels(axes, report: HeadsReport) -> None:
 def _kernels(axes, report: HeadsReport) -> None:
     for layer, head in dict.fromkeys((p.layer, p.head) for p in (*report.most_high, *report.most_beyond)):
         kernel = report.head(layer, head).kernel
+        if not kernel:
+            continue
         largest = max((abs(v) for v in kernel if math.isfinite(v)), default=0.0) or 1.0
-        axes.plot(report.distances, [v / largest for v in kernel], marker="o", markersize=2,
+        axes.plot(report.layers[layer].kernel_distances(report.distances), [v / largest for v in kernel],
+                  marker="o", markersize=2,
                   label=f"layer {layer} head {head}")
     axes.set_xscale("symlog", linthresh=1)
     axes.axhline(0.0, color="grey", linewidth=0.5)

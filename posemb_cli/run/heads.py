@@ -58,7 +58,9 @@ def _training_context(one: RopeSet, reading: ModelReading) -> tuple[int, str]:
     return context, said
 
 
-def _set_bands(one: RopeSet, reading: ModelReading) -> tuple[SetBands, Bands, object]:
+def _set_bands(one: RopeSet, reading: ModelReading, distances: list[int] | None) -> tuple[SetBands, Bands, object]:
+    """A set's bands and kernel distances: the ones asked for (or the defaults of the distances its layers attend),
+    each below that attended distance where a window bounds it."""
     import numpy as np
 
     from posemb_cli.core.schemes.rope_scaling import rope_frequencies
@@ -67,10 +69,15 @@ def _set_bands(one: RopeSet, reading: ModelReading) -> tuple[SetBands, Bands, ob
     unscaled, scaled, factor = rope_frequencies(one.rotary_dim, one.base, one.scaling, seq_len=one.ctx)
     context, said = _training_context(one, reading)
     bands = bands_of(unscaled, context)
+    attends = reading.attends_to(one.name)
+    if distances is None:
+        distances = default_distances(attends.distance if attends.windowed else reading.context or 1)
+    elif attends.windowed:
+        distances = [d for d in distances if d < attends.distance]
     described = SetBands(name=one.name, base=one.base, rotary_pairs=one.rotary_dim // 2,
                          critical_pair=bands.critical_pair, high_pairs=bands.high_pairs, training_context=context,
                          context_from=said, wavelengths=(2 * np.pi / scaled).tolist(), attention_factor=factor,
-                         layout=one.layout)
+                         layout=one.layout, distances=distances, attends_to=attends.to_dict())
     return described, bands, scaled
 
 
@@ -108,12 +115,12 @@ def _layer_figures(weights, per_block: int, pool, described: SetBands, inv_freq,
     return (np.concatenate([part.pair_share for part in parts]), np.concatenate([part.kernel for part in parts]))
 
 
-def _layer(record, weights, qk, sets: dict, per_block: int, pool, distances: list[int]) -> LayerHeads:
-    """One rotating layer's heads, from its q and k as applied (``weights``)."""
+def _layer(record, weights, qk, sets: dict, per_block: int, pool) -> LayerHeads:
+    """One rotating layer's heads, from its q and k as applied (``weights``), the kernel at its set's distances."""
     from posemb_cli.measures.head_bands import band_shares, label
 
     described, bands, inv_freq = sets[record.rope_set]
-    share, kernel = _layer_figures(weights, per_block, pool, described, inv_freq, distances)
+    share, kernel = _layer_figures(weights, per_block, pool, described, inv_freq, described.distances)
     high, beyond = band_shares(share, bands)
     group = qk.shape.heads // qk.shape.kv_heads
     heads = tuple(HeadFigures(head=h, kv_head=h // group, pair_share=share[h].tolist(), high_share=float(high[h]),
@@ -123,8 +130,7 @@ def _layer(record, weights, qk, sets: dict, per_block: int, pool, distances: lis
     return LayerHeads(record.layer, described, weights.biases, heads)
 
 
-def _layers(reading: ModelReading, qk, sets: dict, distances: list[int], progress: Progress,
-            side_by_side: int) -> list[LayerHeads]:
+def _layers(reading: ModelReading, qk, sets: dict, progress: Progress, side_by_side: int) -> list[LayerHeads]:
     """Every layer's heads, in order. A reader thread reads the next rotating layer (into the other of two
     buffers) while this one is measured, its blocks of key/value groups side by side in ``side_by_side`` threads."""
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -148,7 +154,7 @@ def _layers(reading: ModelReading, qk, sets: dict, distances: list[int], progres
             else:
                 weights = ahead.pop(record.layer).result()
                 read(rotating.index(record.layer) + 1)
-                layers.append(_layer(record, weights, qk, sets, per_block, pool, distances))
+                layers.append(_layer(record, weights, qk, sets, per_block, pool))
             progress.advance()
     return layers
 
@@ -191,12 +197,12 @@ def measure_heads(tensors: TensorFile, reading: ModelReading, checkpoint: str, *
     progress = or_silent(progress)
     what = f"{flag} {checkpoint}"
     qk = open_qk_source(tensors, reading, what)
+    sets = {one.name: _set_bands(one, reading, distances) for one in reading.rope_sets}
     distances = distances if distances is not None else default_distances(reading.context or 1)
-    sets = {one.name: _set_bands(one, reading) for one in reading.rope_sets}
     progress.stage(f"reading q and k of {len(qk.layers)} layers", total=len(reading.layers))
     # The heap keeps and reuses the temporaries' memory: fresh pages for each cost more than the arithmetic.
     with bounded_heap():
-        layers = _layers(reading, qk, sets, distances, progress, workers())
+        layers = _layers(reading, qk, sets, progress, workers())
     high = [(layer.layer, head.head, head.high_share) for layer in layers for head in layer.heads]
     beyond = [(layer.layer, head.head, head.beyond_critical_share) for layer in layers for head in layer.heads]
     return HeadsReport(source=_source(checkpoint, reading, qk, tensors.kind), model=reading.model_dict(),

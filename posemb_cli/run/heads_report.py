@@ -22,6 +22,8 @@ class SetBands:
         training_context: T, the context the bands are drawn at; context_from: the field (or rule) that gave it.
         wavelengths: 2π / θ_f as applied (after any scaling), one per pair.
         attention_factor: the factor on cos and sin (s; the kernel carries s²).
+        distances: the kernel's distances for this set's layers: the report's, below the distances its layers
+            attend (a sliding set's window). attends_to: those distances and why (``ModelReading.attends_to``).
     """
 
     name: str
@@ -34,12 +36,15 @@ class SetBands:
     wavelengths: list[float]
     attention_factor: float
     layout: str
+    distances: list[int] | None = None
+    attends_to: dict | None = None
 
     def to_dict(self) -> dict:
         return {"name": self.name, "base": self.base, "rotary_pairs": self.rotary_pairs,
                 "critical_pair": self.critical_pair, "high_pairs": self.high_pairs,
                 "training_context": self.training_context, "context_from": self.context_from,
-                "layout": self.layout, "attention_factor": self.attention_factor, "wavelengths": self.wavelengths}
+                "layout": self.layout, "attention_factor": self.attention_factor, "wavelengths": self.wavelengths,
+                "distances": self.distances, "attends_to": self.attends_to}
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,7 @@ class HeadFigures:
     high_share: float
     beyond_critical_share: float
     label: str
-    kernel: list[float]  # one score per distance of the report
+    kernel: list[float]  # one score per distance of its layer's RoPE set (SetBands.distances)
 
     def to_dict(self, distances: list[int]) -> dict:
         return {"head": self.head, "kv_head": self.kv_head, "pair_share": self.pair_share,
@@ -79,7 +84,13 @@ class LayerHeads:
         return {"layer": self.layer, "rope": bands is not None, "rope_set": None if bands is None else bands.name,
                 "critical_pair": None if bands is None else bands.critical_pair,
                 "high_pairs": None if bands is None else bands.high_pairs, "biases": list(self.biases),
-                "mean_pair_share": self.mean_share, "heads": [head.to_dict(distances) for head in self.heads]}
+                "mean_pair_share": self.mean_share,
+                "heads": [head.to_dict(self.kernel_distances(distances)) for head in self.heads]}
+
+    def kernel_distances(self, distances: list[int]) -> list[int]:
+        """The distances of this layer's kernels: its set's (a sliding set stops at its window), else ``distances``."""
+        bands = self.rope_set
+        return distances if bands is None or bands.distances is None else bands.distances
 
 
 @dataclass(frozen=True)

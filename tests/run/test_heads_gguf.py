@@ -18,7 +18,7 @@ pytest.importorskip("accelerate")
 
 from tests.gguf_files import write_gguf  # noqa: E402
 from tests.heads_oracle import oracle_kernel, oracle_pair_share, prepare  # noqa: E402
-from tests.run.test_heads_transformers import DISTANCES, RTOL, heads_json, saved_model  # noqa: E402
+from tests.run.test_heads_transformers import RTOL, heads_json, layer_distances, saved_model  # noqa: E402
 
 Q = gguf.GGMLQuantizationType
 
@@ -77,14 +77,14 @@ def _llama_meta(config) -> dict:
 def _figures(doc: dict) -> tuple[np.ndarray, np.ndarray]:
     heads = [head for layer in doc["layers"] for head in layer["heads"]]
     return (np.array([head["pair_share"] for head in heads]),
-            np.array([[point["score"] for point in head["kernel"]] for head in heads]))
+            np.array([point["score"] for head in heads for point in head["kernel"]]))
 
 
 def assert_matches_loaded(doc: dict, loaded, *, rotary: int, layers=None, share_rtol: float = 1e-5) -> None:
     """Every (or each listed) layer's kernel and pair shares equal the oracle's on the model transformers loaded."""
     prepare(loaded)
     for layer in doc["layers"] if layers is None else [doc["layers"][index] for index in layers]:
-        kernel = oracle_kernel(loaded, layer["layer"], DISTANCES)
+        kernel = oracle_kernel(loaded, layer["layer"], layer_distances(loaded.config, layer["layer"]))
         mine = np.array([[point["score"] for point in head["kernel"]] for head in layer["heads"]])
         np.testing.assert_allclose(mine, kernel, atol=RTOL * np.abs(kernel).max(), rtol=0)
         np.testing.assert_allclose([head["pair_share"] for head in layer["heads"]],

@@ -51,6 +51,11 @@ def test_real_gguf_report_has_the_files_shape_and_the_same_bytes_twice(path):
     shares = np.array([head["pair_share"] for layer in doc["layers"] for head in layer["heads"]])
     np.testing.assert_allclose(shares.sum(1), 1.0, rtol=1e-12)
     assert doc["source"]["qk_rows_unpermuted"] is (arch == "llama")
+    context = meta[f"{arch}.context_length"]
+    window = meta.get(f"{arch}.attention.sliding_window")  # gemma3's sliding layers attend below it
+    for layer in doc["layers"]:
+        reach = window if layer["rope_set"] == "sliding_attention" else context
+        assert [point["distance"] for point in layer["heads"][0]["kernel"]][-1] == reach - 1
 
 
 @pytest.mark.skipif(os.environ.get("POSEMB_REAL_ORACLE") != "1", reason="set POSEMB_REAL_ORACLE=1 (minutes)")

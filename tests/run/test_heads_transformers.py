@@ -84,6 +84,16 @@ def heads_json(path: str, *extra: str) -> dict:
     return json.loads(result.stdout)
 
 
+def layer_distances(config, index: int) -> list[int]:
+    """DISTANCES within the layer's window, as transformers' config gives it (a sliding layer attends no farther)."""
+    text = getattr(config, "get_text_config", lambda: config)()
+    types = getattr(text, "layer_types", None)
+    window = getattr(text, "sliding_window", None)
+    if types is not None and types[index] == "sliding_attention" and window:
+        return [d for d in DISTANCES if d < window]
+    return DISTANCES
+
+
 @pytest.mark.parametrize("name", FAMILIES)
 def test_kernel_and_pair_shares_equal_the_models_own_modules(tmp_path, name):
     model = saved_model(name, tmp_path / name)
@@ -98,7 +108,9 @@ def test_kernel_and_pair_shares_equal_the_models_own_modules(tmp_path, name):
         if not layer["rope"]:  # a layer without RoPE reports no pairs
             assert layer["heads"] == [] and layer["rope_set"] is None and layer["critical_pair"] is None
             continue
-        kernel = oracle_kernel(model, index, DISTANCES)
+        distances = layer_distances(model.config, index)
+        assert [point["distance"] for point in layer["heads"][0]["kernel"]] == distances
+        kernel = oracle_kernel(model, index, distances)
         mine = np.array([[point["score"] for point in head["kernel"]] for head in layer["heads"]])
         np.testing.assert_allclose(mine, kernel, atol=RTOL * np.abs(kernel).max(), rtol=0)
         shares = np.array([head["pair_share"] for head in layer["heads"]])
