@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 
+from posemb_cli.render.distance_penalty import left_out_line
 from posemb_cli.render.fit import whole
 from posemb_cli.render.format import header
 from posemb_cli.render.layer_types import layer_types_table
@@ -34,7 +35,10 @@ def render_inspect(report: InspectReport) -> Group:
     result = report.result
     parts: list[RenderableType] = [header(report.config, f"inspect {result.scheme}"), shapes_table([result]),
                                    params_table([result])]
-    if result.neighbour_similarity is not None:  # not defined for a bias per distance (T5)
+    left_out = left_out_line(result, "neighbour_similarity", "heatmap")  # cosines of a bias per distance (ALiBi)
+    if left_out is not None:
+        parts.append(left_out)
+    elif result.neighbour_similarity is not None:  # not defined for a bias per distance (T5)
         parts.append(decay_detail(result))
     if result.table is not None:  # no additive table for a bias per distance
         parts.append(norms_table(result))

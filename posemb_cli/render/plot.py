@@ -54,6 +54,9 @@ def _heatmap_axes(axes, result: SchemeReport) -> object | None:
     heatmap = _heatmap(result)
     if heatmap is None:
         axes.set_axis_off()
+        if not _cosines_apply(result):  # ALiBi: say why there is no picture
+            axes.text(0.5, 0.5, f"{result.scheme}: no heatmap\n(a bias per distance:\nevery cosine is 1)",
+                      ha="center", va="center", transform=axes.transAxes, fontsize=8)
         return None
     rows = int(heatmap.edges[-1])
     image = axes.imshow(heatmap.cells, cmap="RdBu_r", vmin=-1.0, vmax=1.0, origin="upper",
@@ -66,8 +69,13 @@ def _heatmap_axes(axes, result: SchemeReport) -> object | None:
     return image
 
 
+def _cosines_apply(result: SchemeReport) -> bool:
+    """Whether the scheme's cosines between positions mean something (not for a bias per distance: ALiBi)."""
+    return result.signal is None or "neighbour_similarity" not in (result.signal.left_out or {})
+
+
 def _decay_axes(axes, results: list[SchemeReport]) -> None:
-    for result in results:
+    for result in filter(_cosines_apply, results):
         offsets = [row["offset"] for row in (result.neighbour_similarity or [])]
         means = [row["mean"] for row in (result.neighbour_similarity or [])]
         axes.plot(offsets, means, marker="o", markersize=3, label=result.scheme)
