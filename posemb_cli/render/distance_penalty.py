@@ -93,8 +93,8 @@ def _reach_table(result: SchemeReport) -> Table:
         table.add_column("", style="dim", no_wrap=True)
     table.add_column("head", justify="right", no_wrap=True)
     for level in penalty.levels:
-        table.add_column(f"<{level.weight:.0%} from d", justify="right", no_wrap=True)
-    table.add_column(f"<{last.weight:.0%} within ctx={count(ctx)}", width=BAR_WIDTH + 1, no_wrap=True)
+        table.add_column(f"below {level.weight:.0%} at d", justify="right", no_wrap=True)
+    table.add_column(f"reach in ctx={count(ctx)}", width=BAR_WIDTH + 1, no_wrap=True)
     for (gap, label), head in zip(_head_cells(shown, penalty.heads), shown, strict=True):
         cells = ["never" if level.distance[head] is None else count(level.distance[head])  # type: ignore[arg-type]
                  for level in penalty.levels]
