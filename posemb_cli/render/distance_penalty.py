@@ -35,7 +35,7 @@ def _picked(rows: list[dict], most: int) -> list[dict]:
     return [rows[round(i * step)] for i in range(most)]
 
 
-def _head_cells(heads: list[int], total: int) -> list[tuple[str, str]]:
+def _head_cells(heads: list[int]) -> list[tuple[str, str]]:
     """(gap mark, head number) per row shown: ⋮ where heads before the row are not shown."""
     previous, cells = -1, []
     for head in heads:
@@ -61,7 +61,7 @@ def _bias_table(result: SchemeReport, most: int) -> Table:
     table.add_column("slope", justify="right", no_wrap=True)
     for row in rows:
         table.add_column(f"d={count(row['distance'])}", justify="right", no_wrap=True)
-    for (gap, label), head in zip(_head_cells(shown, penalty.heads), shown, strict=True):
+    for (gap, label), head in zip(_head_cells(shown), shown, strict=True):
         table.add_row(*((gap,) if sampled else ()), label, general(figures.slopes[head]),
                       *(general(row["bias"][head]) for row in rows))
     return table
@@ -95,7 +95,7 @@ def _reach_table(result: SchemeReport) -> Table:
     for level in penalty.levels:
         table.add_column(f"below {level.weight:.0%} at d", justify="right", no_wrap=True)
     table.add_column(f"reach in ctx={count(ctx)}", width=BAR_WIDTH + 1, no_wrap=True)
-    for (gap, label), head in zip(_head_cells(shown, penalty.heads), shown, strict=True):
+    for (gap, label), head in zip(_head_cells(shown), shown, strict=True):
         cells = ["never" if level.distance[head] is None else count(level.distance[head])  # type: ignore[arg-type]
                  for level in penalty.levels]
         table.add_row(*((gap,) if sampled else ()), label, *cells, _reach_bar(last.distance[head], ctx))

@@ -73,7 +73,7 @@ class HeatmapPicture:
             yield Text(f"Similarity heatmap, {self.scheme}: nothing to draw, every row of the position signal "
                        "is zero (no direction, no cosine)", style="bold")
             return
-        yield Text(f"Similarity heatmap, {self.scheme}: block means of the cosine of rows p and q, "
+        yield Text(f"Similarity heatmap, {self.scheme}: block means of cos(p,q), "
                    f"{n}×{n} blocks of ~{rows / n:.4g} positions" + (f", {self.over}" if self.over else ""),
                    style="bold")
         colour = console.color_system is not None and not console.no_color and not options.ascii_only

@@ -97,3 +97,17 @@ def test_compare_leaves_alibi_out_of_the_neighbour_table():
     header = next(line for line in table.splitlines() if "sinusoidal" in line)
     assert "alibi" not in header
     assert "Neighbour similarity: left out for alibi" in " ".join(shown.split())
+
+
+def test_many_heads_show_sixteen_spread_evenly_and_say_so():
+    args = ["inspect", "--scheme", "alibi", "--heads", "32", "--dim", "64", "--ctx", "64", "--vocab", "50",
+            "-b", "2", "-t", "8", "-k", "2", "--device", "cpu", "--no-plot"]
+    shown = runner.invoke(app, args, env={"COLUMNS": "80", "NO_COLOR": "1"}).stdout
+    assert "16 of 32 heads shown, ⋮ after a gap; --json lists all" in shown
+    rows = [line.replace("│", " ").split() for line in shown.splitlines() if line.startswith("│")]
+    heads = [int(cells[1]) if cells[0] == "⋮" else int(cells[0]) for cells in rows
+             if cells and (cells[0].isdigit() or cells[0] == "⋮") and len(cells) > 3]
+    first_table = heads[:16]
+    assert first_table[0] == 0 and first_table[-1] == 31 and len(set(first_table)) == 16
+    doc = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert len(doc["distance_penalty"]["levels"][1]["distance"]) == 32  # JSON: every head
