@@ -14,6 +14,7 @@ torch; the first call does.
 
 from __future__ import annotations
 
+import functools
 import inspect as _signatures
 import os
 from collections.abc import Callable
@@ -60,7 +61,8 @@ def _command(name: str) -> Callable:
 
 
 def _flags(name: str, given: dict[str, Any]) -> Flags:
-    """The command's flags: its CLI defaults (its declarations are the one source), then what was given."""
+    """The command's flags: its CLI defaults (its declarations are the one source), then what was given,
+    each parsed as the CLI parses its text (a value the CLI refuses raises ``PosembError`` with its line)."""
     from posemb_cli.run.commands import Flags
 
     parameters = _signatures.signature(_command(name)).parameters
@@ -70,8 +72,50 @@ def _flags(name: str, given: dict[str, Any]) -> Flags:
         raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
     given = {key: ",".join(map(str, value)) if isinstance(value, (list, tuple)) else value  # the CLI's comma lists
              for key, value in given.items()}
+    given = _parsed(name, given, defaults)
     plain = {key: value.value if isinstance(value, Enum) else value for key, value in {**defaults, **given}.items()}
     return Flags(values=plain, typed=given)
+
+
+@functools.cache
+def _parser(name: str) -> tuple[Any, dict[str, Any]]:
+    """The command as the CLI builds it (Typer's), and its options by parameter name."""
+    import typer
+
+    from posemb_cli.cli.app import app
+
+    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
+    return command, {option.name: option for option in command.params}
+
+
+def _parsed(name: str, given: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    """Each value given through the parser of its CLI option: a choice, a number, a flag; the CLI's refusal
+    line (``--scheme: 'rop' is not one of ...``) where the CLI would refuse the same text."""
+    import typer
+
+    from posemb_cli.cli.usage_errors import bad_parameter_line
+    from posemb_cli.errors import PosembError
+
+    command, options = _parser(name)
+    context = typer.Context(command)
+    parsed = {}
+    for key, value in given.items():
+        option = options.get(key)
+        flag = "--" + key.replace("_", "-") if option is None else max(option.opts, key=len)
+        if value is None and defaults.get(key) is not None:
+            raise PosembError(f"{flag}: None is not a value; leave it out for its default")
+        if option is None or value is None:
+            parsed[key] = value
+            continue
+        try:
+            value = option.process_value(context, value)
+            parsed[key] = value.value if isinstance(value, Enum) else value
+        except Exception as exc:  # Click's BadParameter (Typer's own copy of Click): the CLI's line
+            line = bad_parameter_line(exc, [flag, value if isinstance(value, str) else str(value)])
+            if line is None:
+                raise
+            raise PosembError(line) from None
+    return parsed
 
 
 def _observer(flags: Flags, *, terminal: bool) -> Callable | None:

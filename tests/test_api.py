@@ -84,6 +84,39 @@ def test_bad_arguments_raise_the_clis_line(call, args):
     assert f"posemb: error: {raised.value}\n" == result.stderr
 
 
+# Bad input given to the API and to the CLI (as the text a user would type): the same refusal line.
+REFUSALS = [
+    (lambda: posemb_cli.inspect(scheme="rop"), ["inspect", "--scheme", "rop"]),
+    (lambda: posemb_cli.inspect(dim="abc"), ["inspect", "--dim", "abc"]),
+    (lambda: posemb_cli.inspect(seq_len="x"), ["inspect", "--seq-len", "x"]),
+    (lambda: posemb_cli.inspect(dtype="float8"), ["inspect", "--dtype", "float8"]),
+    (lambda: posemb_cli.inspect(scheme="rope", rope_layout="diag"),
+     ["inspect", "--scheme", "rope", "--rope-layout", "diag"]),
+    (lambda: posemb_cli.inspect(scheme="rope", rope_scaling="yarn"),
+     ["inspect", "--scheme", "rope", "--rope-scaling", "yarn"]),
+    (lambda: posemb_cli.inspect(device="tpu"), ["inspect", "--device", "tpu"]),
+    (lambda: posemb_cli.compare(schemes=["learned", "foo"]), ["compare", "--schemes", "learned,foo"]),
+    (lambda: posemb_cli.compare(schemes="rope", rope_scaling="wide"),
+     ["compare", "--schemes", "rope", "--rope-scaling", "wide"]),
+    (lambda: posemb_cli.order(seq_len=0), ["order", "--seq-len", "0"]),
+    (lambda: posemb_cli.padding(pad=0), ["padding", "--pad", "0"]),
+    (lambda: posemb_cli.precision(dtypes="float8"), ["precision", "--dtypes", "float8"]),
+    (lambda: posemb_cli.precision(rope_scaling="llama3"), ["precision", "--rope-scaling", "llama3"]),
+    (lambda: posemb_cli.doctor("/no/such/config.json"), ["doctor", "--config", "/no/such/config.json"]),
+    (lambda: posemb_cli.heads(zoo_model("llama"), distances="a,b"),
+     ["heads", "--checkpoint", zoo_model("llama"), "--distances", "a,b"]),
+]
+
+
+@pytest.mark.parametrize("call, args", REFUSALS, ids=[" ".join(args[:3]) for _, args in REFUSALS])
+def test_every_refusal_is_the_clis_line(call, args):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    with pytest.raises(posemb_cli.PosembError) as raised:
+        call()
+    assert f"posemb: error: {raised.value}\n" == result.stderr
+
+
 def test_an_unknown_argument_is_a_type_error():
     with pytest.raises(TypeError, match="unexpected keyword argument 'dimension'"):
         posemb_cli.inspect(dimension=3)  # type: ignore[call-arg]

@@ -149,17 +149,24 @@ def _root(
     """See what a positional encoding actually does."""
 
 
-app.command("compare")(compare)
-app.command("inspect")(inspect)
-app.command("order")(order)
-app.command("bench")(bench)
-app.command("sweep")(sweep)
-app.command("schema")(schema)
-app.command("precision")(precision)
-app.command("padding")(padding)
-app.command("doctor")(doctor)
-app.command("heads")(heads)
-app.command("extend")(extend)
+# One line per command for `posemb --help`, whole at 80 columns (each command's own --help has its full text).
+SHORT_HELP = {
+    "compare": "Compare positional schemes side by side on one batch.",
+    "inspect": "Inspect one scheme, or a real model's position setup, in depth.",
+    "order": "Show that attention without position cannot tell word order.",
+    "bench": "Time the composer's forward pass against a same-size copy.",
+    "sweep": "Inspect every combination of dims, contexts, bases and schemes.",
+    "schema": "Print the JSON Schema of one JSON document that posemb prints.",
+    "precision": "Show where positions collapse in a low-precision dtype.",
+    "padding": "Show which schemes keep left-padded tokens' outputs unchanged.",
+    "doctor": "Find mistakes in a model's position setup (exit 3 on an error).",
+    "heads": "Show which RoPE frequencies a trained model's heads use.",
+    "extend": "Pick a RoPE scaling and factor to run a model past its trained length.",
+}
+for _name, _command in (("compare", compare), ("inspect", inspect), ("order", order), ("bench", bench),
+                        ("sweep", sweep), ("schema", schema), ("precision", precision), ("padding", padding),
+                        ("doctor", doctor), ("heads", heads), ("extend", extend)):
+    app.command(_name, short_help=SHORT_HELP[_name])(_command)
 
 
 def main() -> None:

@@ -95,8 +95,8 @@ POSITION_FLAGS = (
     Flag("rope_scaling", Annotated[RopeScalingKind, _option("--rope-scaling", panel=POSITION,
                                                             help="RoPE context extension.")],
          RopeScalingKind(DEFAULTS.rope_scaling)),
-    Flag("rope_factor", Annotated[float, _option("--rope-factor", panel=POSITION,
-                                                 help="Context extension factor, 1 or more.")],
+    Flag("rope_factor", Annotated[float, _option(
+        "--rope-factor", panel=POSITION, help="Context extension factor, 1 or more; required with --rope-scaling.")],
          DEFAULTS.rope_factor),
     Flag("original_ctx", Annotated[int | None, _option(
         "--original-ctx", panel=POSITION, show_default=False,

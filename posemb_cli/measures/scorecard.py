@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields
 import torch
 
 from posemb_cli.core.schemes.base import length_refusal
-from posemb_cli.core.schemes.protocols import AttentionScheme, PositionScheme
+from posemb_cli.core.schemes.protocols import AttentionScheme, BiasScheme, FormulaTable, PositionScheme
 from posemb_cli.core.wording import every_nth
 from posemb_cli.measures.pairs import largest_abs, relative_fit, relative_fit_rows, window_similarity
 from posemb_cli.measures.relative import RelativeDeviation, probe_vectors, relative_deviation
@@ -48,9 +48,13 @@ class PropertyScore:
     passed: bool
     note: str
     applies: bool = True  # False: the property has nothing to measure for this scheme (shown as n/a)
+    why_not: str = ""  # where it does not apply, why, in a few words (the note says it too)
+    judged: str | None = None  # extrapolation: "formula" or "table", what was judged
 
     def to_dict(self) -> dict:
         found = {"value": self.value, "threshold": self.threshold, "pass": self.passed, "note": self.note}
+        if self.judged is not None:
+            found["judged"] = self.judged
         return found if self.applies else {**found, "applies": False}
 
 
@@ -71,8 +75,9 @@ class Scorecard:
         return {name: score.to_dict() for name, score in self.items()}
 
 
-def _entry(value: float, threshold: float, passed: bool, note: str, *, applies: bool = True) -> PropertyScore:
-    return PropertyScore(float(value), float(threshold), bool(passed), note, applies)
+def _entry(value: float, threshold: float, passed: bool, note: str, *, applies: bool = True, why_not: str = "",
+           judged: str | None = None) -> PropertyScore:
+    return PropertyScore(float(value), float(threshold), bool(passed), note, applies, why_not, judged)
 
 
 def _uniqueness(measured: SignalPass, max_offset: int) -> PropertyScore:
@@ -97,17 +102,24 @@ def _uniqueness(measured: SignalPass, max_offset: int) -> PropertyScore:
         where = (f"over all pairs of {every_nth(found['stride'])} ({found['positions']:,} of {measured.rows:,}) "
                  f"and every pair up to {max_offset} apart")
     note = (f"closest: positions {i} and {j}, {where}; threshold: rounding noise of the table's dtype, "
-            f"{UNIQUENESS_EPS:g} x eps x largest |x| x sqrt(width)")
+            f"{UNIQUENESS_EPS:g}*eps*max|x|*sqrt(width)")
     return _entry(value, threshold, value > threshold, note)
 
 
-def _boundedness(found: dict, coverage: Coverage) -> PropertyScore:
+_GROWS_BY_DESIGN = "a bias that grows with distance is the design (-slope*|m-n|)"
+
+
+def _boundedness(found: dict, coverage: Coverage, *, penalty: bool) -> PropertyScore:
+    """The largest |x| against the first half's; for a bias per distance (``penalty``) it does not apply."""
     threshold = GROWTH_LIMIT * found["first_half"]
     spread = found["norm_max"] - found["norm_min"]
     note = (f"largest |x| at position {found['at']}; norms {found['norm_min']:.4g} … {found['norm_max']:.4g} "
-            f"(spread {spread:.3g}); threshold {GROWTH_LIMIT:g} x largest |x| of the first half")
+            f"(spread {spread:.3g}); threshold {GROWTH_LIMIT:g}*max|x| of the first half")
     if coverage.sampled:
         note += f"; over the {coverage.measured:,} sampled positions of {coverage.rows:,}"
+    if penalty:
+        note += f"; does not apply: {_GROWS_BY_DESIGN}"
+        return _entry(found["max_abs"], threshold, False, note, applies=False, why_not=_GROWS_BY_DESIGN)
     return _entry(found["max_abs"], threshold, found["max_abs"] <= threshold, note)
 
 
@@ -115,8 +127,8 @@ def _relative_fit(scheme: PositionScheme, max_offset: int) -> PropertyScore:
     rows = int(scheme.max_ctx)
     # relative_fit reads at most its first 2048 + K rows: only those are built.
     fit = relative_fit(scheme.signal(0, min(rows, relative_fit_rows(max_offset))), max_offset)
-    note = (f"least squares PE(p+k) ~ M_k PE(p), worst at k={fit['offset']}, over {fit['rows']} rows x "
-            f"{fit['features']} features; value = residual / |PE(p+k)|")
+    note = (f"least squares PE(p+k)~M_k*PE(p), worst at k={fit['offset']}, over {fit['rows']} rows x "
+            f"{fit['features']} features; value = residual/|PE(p+k)|")
     return _entry(fit["residual"], FIT_LIMIT, fit["residual"] <= FIT_LIMIT, note)
 
 
@@ -124,23 +136,40 @@ def _relative_scores(found: RelativeDeviation) -> PropertyScore:
     scale = found.scale
     value = found.deviation / scale if scale > 0 else 0.0
     varies = scale > 0 and found.spread > 1e-6 * scale
-    note = (f"largest |q.k - f(m-n)| = {found.deviation:.3g} over {found.pairs} (m, n) pairs, "
+    note = (f"largest |q.k-f(m-n)| = {found.deviation:.3g} over {found.pairs} (m,n) pairs, "
             f"relative to the largest score {scale:.3g}")
+    why_not = "the score is the same at every offset: no offset to express"
     if not varies:
-        note += "; the score is the same at every offset: no offset to express, so the property does not apply"
-    return _entry(value, DEVIATION_LIMIT, value <= DEVIATION_LIMIT and varies, note, applies=varies)
+        note += f"; {why_not}, so the property does not apply"
+    return _entry(value, DEVIATION_LIMIT, value <= DEVIATION_LIMIT and varies, note, applies=varies,
+                  why_not="" if varies else why_not)
 
 
 def _extrapolation(scheme: PositionScheme) -> PropertyScore:
+    """The longest length served, judging the formula where the scheme has one, else the table (``judged``).
+
+    A formula scheme computed at any position (rope, alibi, none) serves 2L as built; a table built from a
+    formula (sinusoidal) stops at L, but its formula gives rows past L, and those are judged; a table with
+    no formula (learned, a checkpoint's) is judged as it is: it has no row L.
+    """
     ctx = int(scheme.max_ctx)
-    if not scheme.serves(2 * ctx):
-        return _entry(ctx, 2 * ctx, False, f"refused at {2 * ctx}: {length_refusal(2 * ctx, ctx)}")
     width = min(ctx, 4096)
-    inside, beyond = scheme.signal(ctx - width, ctx), scheme.signal(ctx, ctx + width)
+    rows: Callable[[int, int], torch.Tensor]
+    if scheme.serves(2 * ctx):
+        judged, rows = "formula", scheme.signal
+        how = f"judged: the formula, computed at any position; served at {2 * ctx}"
+    elif isinstance(scheme, FormulaTable):
+        judged, rows = "formula", scheme.rows
+        how = (f"judged: the formula, which gives rows up to {2 * ctx} and beyond (the table built for ctx={ctx} "
+               f"stops at position {ctx - 1}: a longer input is refused until it is built with a larger --ctx)")
+    else:
+        note = f"judged: the table (no formula gives its rows); refused at {2 * ctx}: {length_refusal(2 * ctx, ctx)}"
+        return _entry(ctx, 2 * ctx, False, note, judged="table")
+    inside, beyond = rows(ctx - width, ctx), rows(ctx, ctx + width)
     near, far = (_figure(window_similarity(part)) for part in (inside, beyond))
-    note = (f"served at {2 * ctx}: beyond ctx mean cos(k=1) {far} vs {near} within; "
+    note = (f"{how}: beyond ctx mean cos(k=1) {far} vs {near} within; "
             f"largest |x| {float(largest_abs(beyond)['max_abs']):.4g} vs {float(largest_abs(inside)['max_abs']):.4g}")
-    return _entry(2 * ctx, 2 * ctx, True, note)
+    return _entry(2 * ctx, 2 * ctx, True, note, judged=judged)
 
 
 def _determinism(measured: SignalPass) -> PropertyScore:
@@ -190,7 +219,7 @@ def scorecard(
             relative = _relative_fit(scheme, max_offset)
         return Scorecard(
             uniqueness=_uniqueness(measured, max_offset),
-            boundedness=_boundedness(measured.bounds, measured.coverage),
+            boundedness=_boundedness(measured.bounds, measured.coverage, penalty=isinstance(scheme, BiasScheme)),
             relative=relative,
             extrapolation=_extrapolation(scheme),
             determinism=_determinism(measured),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 
+from posemb_cli.render.distance_penalty import left_out_line
 from posemb_cli.render.fit import whole
 from posemb_cli.render.format import header
 from posemb_cli.render.layer_types import layer_types_table
@@ -33,7 +34,10 @@ def render_compare(report: CompareReport) -> Group:
 def _signal_parts(result: SchemeReport, ctx: int, *, norms: bool = False) -> list[RenderableType]:
     """What a scheme's position signal does: decay, (row norms), bands over ``ctx``, the signal's figures, pictures."""
     parts: list[RenderableType] = []
-    if result.neighbour_similarity is not None:  # not defined for a bias per distance (T5)
+    left_out = left_out_line(result, "neighbour_similarity", "heatmap")  # cosines of a bias per distance (ALiBi)
+    if left_out is not None:
+        parts.append(left_out)
+    elif result.neighbour_similarity is not None:  # not defined for a bias per distance (T5)
         parts.append(decay_detail(result))
     if norms and result.table is not None:  # no additive table for a bias per distance
         parts.append(norms_table(result))

@@ -70,7 +70,7 @@ _CONTEXT_FROM = {"original_max_position_embeddings": "the original context",
 def _sets(report: HeadsReport) -> Group:
     """One line per RoPE set: its layers, base, pairs, critical pair and high-frequency pairs."""
     lines = [Text("RoPE sets (critical pair: the first whose wavelength λ exceeds the context T, Liu et al. 2023; "
-                  "high-frequency pairs: λ at most √(2π T))", style="bold")]
+                  "high-frequency pairs: λ at most √(2πT))", style="bold")]
     for one in report.sets:
         layers = sum(1 for layer in report.layers if layer.rope_set is not None and layer.rope_set.name == one.name)
         critical = one.critical_pair

@@ -1,7 +1,8 @@
 """Which heatmaps a run should accumulate, sized for the console that will show them.
 
 The signal pass accumulates the heatmaps from the blocks it reads anyway (``measures.heatmap``);
-this module only says how many cells each should have: the terminal's half-block picture
+this module only says how many cells each should have (none for a bias per distance, ALiBi, whose
+cosines between positions are all 1): the terminal's half-block picture
 sized to the console (two cells per character where it has colour and Unicode, one cell per
 two characters otherwise; one screen high unless ``full``), and the figure's.
 """
@@ -25,8 +26,12 @@ def picture_observer(console: Console, *, terminal: bool, plot: bool, full: bool
     half_blocks = console.color_system is not None and not console.no_color and console.encoding.startswith("utf")
 
     def observe(name: str, position) -> dict[str, int]:
+        from posemb_cli.core.schemes.protocols import BiasScheme  # torch: only once a scheme is built
+
         rows = int(position.max_ctx)
-        wanted = {}
+        wanted: dict[str, int] = {}
+        if isinstance(position, BiasScheme):  # a bias per distance: every cosine between positions is 1
+            return wanted
         if terminal:
             wanted["heatmap"] = heatmap_cells_for_screen(width, height, rows, half_blocks=half_blocks, full=full)
         if plot:

@@ -26,8 +26,8 @@ def _log_bar(relative: float) -> Text:
 
 
 def order_table(report: OrderReport) -> Table:
-    table = Table(title="Permuted tokens: max |attn(Px) − P attn(x)|", title_justify="left", box=box.SIMPLE_HEAD,
-                  caption="relative = max |diff| / largest |attn(x)|\nbar: log10 of relative, empty at 1e-8 or below, "
+    table = Table(title="Permuted tokens: max|attn(Px)−P·attn(x)|", title_justify="left", box=box.SIMPLE_HEAD,
+                  caption="relative = max|diff|/max|attn(x)|\nbar: log10 of relative, empty at 1e-8 or below, "
                           "full at 1 or above (a relative gap past 1 cannot grow the bar)", caption_justify="left")
     table.add_column("scheme", no_wrap=True)
     table.add_column("acts on", style="dim")

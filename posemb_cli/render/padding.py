@@ -8,7 +8,7 @@ from rich.console import Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from posemb_cli.render.fit import whole
+from posemb_cli.render.fit import Fitted
 from posemb_cli.render.format import general
 from posemb_cli.run.documents import PaddingReport
 
@@ -26,30 +26,44 @@ def why(result: dict, pad: int) -> str:
     if acts_on == "input":
         return f"absolute table: real tokens read rows {pad}..{pad}+T-1 instead of 0..T-1"
     if result["invariant"]:
-        return f"scores depend on m − n only: the shift by {pad} cancels"
+        return f"scores depend on m−n only: the shift by {pad} cancels"
     return f"{acts_on} see the shift by {pad}"
 
 
-def render_padding(report: PaddingReport) -> RenderableType:
+_CAPTION = "arange: ids 0..N+T-1 whatever the mask; from_mask: cumsum(mask)-1 (pads set to 1)"
+
+
+def _table(report: PaddingReport, *, footnotes: bool) -> Table:
+    """One row per scheme and position ids; the why in its own column, or (``footnotes``) as a letter
+    whose sentence is told once under the table."""
     pad = report.config["pad"]
+    reasons = list(dict.fromkeys(why(result, pad) for result in report.results))
+    letters = {reason: chr(ord("a") + index) for index, reason in enumerate(reasons)}
+    caption = "\n".join([*(f"{letters[reason]}: {reason}" for reason in reasons), _CAPTION] if footnotes
+                        else [_CAPTION])
     table = Table(title=f"Left padding with {pad} masked pad tokens: largest change of the real tokens' outputs",
-                  title_justify="left",
-                  caption="arange: ids 0..N+T-1 whatever the mask; from_mask: cumsum(mask) - 1 (pads set to 1)",
-                  caption_justify="left")
+                  title_justify="left", caption=caption, caption_justify="left")
     for name, justify in (("scheme", "left"), ("position ids", "left"), ("max |Δ|", "right"),
                           ("relative", "right"), ("", "left"), ("why", "left")):
-        table.add_column(name, justify=cast(JustifyMethod, justify), no_wrap=name != "why")
+        table.add_column(name, justify=cast(JustifyMethod, justify), no_wrap=True)
     for result in report.results:
         mark = Text("✓ invariant", style="green") if result["invariant"] else Text("✗ shifts", style="bold red")
         scheme = result["scheme"] + (f" {result['rope_set']}" if result.get("rope_set", "shared") != "shared" else "")
+        reason = why(result, pad)
         table.add_row(scheme, result["position_ids"], general(result["max_abs_diff"]),
-                      general(result["relative_diff"]), mark, why(result, pad))
+                      general(result["relative_diff"]), mark, letters[reason] if footnotes else reason)
+    return table
+
+
+def render_padding(report: PaddingReport) -> RenderableType:
+    """The table with its why beside each row where that fits, else as lettered sentences under it."""
+    table = Fitted(lambda: _table(report, footnotes=False), lambda: _table(report, footnotes=True))
     if report.source is None:
-        return whole(Group(table))
+        return table
     source = report.source
     where = source.get("checkpoint") or source.get("config")
     decided = source.get("decided_by", "")
     for rule in (report.model or {}).get("rules", []):
         decided = decided.replace(f"; {rule}", "")
     line = Text(f"{where}: {source.get('kind')} ({decided})", style="dim")
-    return whole(Group(line, table))
+    return Group(line, table)

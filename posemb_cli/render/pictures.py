@@ -73,7 +73,7 @@ class HeatmapPicture:
             yield Text(f"Similarity heatmap, {self.scheme}: nothing to draw, every row of the position signal "
                        "is zero (no direction, no cosine)", style="bold")
             return
-        yield Text(f"Similarity heatmap, {self.scheme}: block means of cos(row p, row q), "
+        yield Text(f"Similarity heatmap, {self.scheme}: block means of cos(p,q), "
                    f"{n}×{n} blocks of ~{rows / n:.4g} positions" + (f", {self.over}" if self.over else ""),
                    style="bold")
         colour = console.color_system is not None and not console.no_color and not options.ascii_only
@@ -150,7 +150,7 @@ def decay_curves(result: SchemeReport) -> Group:
     means = [row["mean"] for row in (result.neighbour_similarity or [])]
     first, last = means[0], means[-1]
     lines = [Text("Decay of similarity with distance (bars from -1 to +1)", style="bold"),
-             _curve_line(f"k = 1..{len(means)}", means, f"{_cos(first)} at k=1 → {_cos(last)} at k={len(means)}")]
+             _curve_line(f"k=1..{len(means)}", means, f"{_cos(first)} at k=1 → {_cos(last)} at k={len(means)}")]
     heatmap = result.pictures.get("heatmap")
     if heatmap is not None:
         distances, profile = heatmap.distance_profile()

@@ -1,8 +1,9 @@
 """``--plot FILE.png|FILE.svg``: one matplotlib figure of a run.
 
-Top row: the similarity heatmap of each scheme. Bottom row: the neighbour
+Top row: the similarity heatmap of each scheme. Second row: the neighbour
 decay curves of every scheme, the decay over the whole table (from the
-heatmaps), and the wavelength bands (before and after any scaling).
+heatmaps), and the wavelength bands (before and after any scaling). Then, where
+they apply, a learned table's principal components and ALiBi's bias by distance.
 matplotlib is the optional extra ``plot``; it is imported only here.
 """
 
@@ -13,6 +14,7 @@ import os
 from typing import Any, cast
 
 from posemb_cli.errors import PosembError
+from posemb_cli.render.distance_penalty_plot import has_penalty, penalty_axes
 from posemb_cli.render.format import sampled_positions
 from posemb_cli.render.spectrum_plot import has_spectrum, spectrum_axes
 from posemb_cli.run.report import SchemeReport
@@ -54,6 +56,9 @@ def _heatmap_axes(axes, result: SchemeReport) -> object | None:
     heatmap = _heatmap(result)
     if heatmap is None:
         axes.set_axis_off()
+        if not _cosines_apply(result):  # ALiBi: say why there is no picture
+            axes.text(0.5, 0.5, f"{result.scheme}: no heatmap\n(a bias per distance:\nevery cosine is 1)",
+                      ha="center", va="center", transform=axes.transAxes, fontsize=8)
         return None
     rows = int(heatmap.edges[-1])
     image = axes.imshow(heatmap.cells, cmap="RdBu_r", vmin=-1.0, vmax=1.0, origin="upper",
@@ -66,8 +71,13 @@ def _heatmap_axes(axes, result: SchemeReport) -> object | None:
     return image
 
 
+def _cosines_apply(result: SchemeReport) -> bool:
+    """Whether the scheme's cosines between positions mean something (not for a bias per distance: ALiBi)."""
+    return result.signal is None or "neighbour_similarity" not in (result.signal.left_out or {})
+
+
 def _decay_axes(axes, results: list[SchemeReport]) -> None:
-    for result in results:
+    for result in filter(_cosines_apply, results):
         offsets = [row["offset"] for row in (result.neighbour_similarity or [])]
         means = [row["mean"] for row in (result.neighbour_similarity or [])]
         axes.plot(offsets, means, marker="o", markersize=3, label=result.scheme)
@@ -84,12 +94,17 @@ def _profile_axes(axes, results: list[SchemeReport]) -> None:
 
 
 def _similarity_frame(axes, title: str, xlabel: str, ylabel: str) -> None:
-    """A zero line, the title, axis labels and the legend of a plot of cosines, one curve per scheme."""
+    """A zero line, the title, axis labels and the legend of a plot of cosines, one curve per scheme (or why
+    there is none: ALiBi's cosines are all 1, its penalty is drawn below)."""
     axes.axhline(0.0, color="grey", linewidth=0.5)
     axes.set_title(title, fontsize=9)
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
-    axes.legend(fontsize=7)
+    if axes.get_legend_handles_labels()[1]:
+        axes.legend(fontsize=7)
+    else:
+        axes.text(0.5, 0.5, "no cosines to draw\n(a bias per distance: see its penalty)", ha="center",
+                  va="center", transform=axes.transAxes, fontsize=8)
 
 
 def _bands_axes(axes, results: list[SchemeReport]) -> None:
@@ -123,9 +138,11 @@ def plot_figure(results: list[SchemeReport], title: str):
     shown = results[:_MAX_HEATMAPS]
     columns = len(shown) + 1  # the heatmaps, then the bands
     half = columns // 2
-    spectrum = has_spectrum(results)  # learned or checkpoint tables: a third row for their components
-    figure = Figure(figsize=(4.4 * columns, 12.0 if spectrum else 8.0), layout="constrained")
-    grid = figure.add_gridspec(3 if spectrum else 2, columns)
+    spectrum = has_spectrum(results)  # learned or checkpoint tables: a row for their components
+    penalty = has_penalty(results)  # alibi: a row for its bias by distance
+    rows = 2 + spectrum + penalty
+    figure = Figure(figsize=(4.4 * columns, 4.0 * rows), layout="constrained")
+    grid = figure.add_gridspec(rows, columns)
     image = None
     for index, result in enumerate(shown):
         image = _heatmap_axes(figure.add_subplot(grid[0, index]), result) or image
@@ -136,6 +153,8 @@ def plot_figure(results: list[SchemeReport], title: str):
     _profile_axes(figure.add_subplot(grid[1, half:]), results)
     if spectrum:
         spectrum_axes(figure.add_subplot(grid[2, :]), results)
+    if penalty:
+        penalty_axes(figure.add_subplot(grid[rows - 1, :]), results)
     figure.suptitle(title)
     return figure
 

@@ -1,4 +1,4 @@
-"""Rich pieces for the figures beyond the lesson's: scorecard, relative check, decay bound, ALiBi.
+"""Rich pieces for the figures beyond the lesson's: scorecard, relative check, decay bound (ALiBi: distance_penalty).
 
 Reads ``SchemeReport.signal``; computes nothing new.
 """
@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from posemb_cli.render.context_bound import context_bound_cell, context_bound_line
+from posemb_cli.render.distance_penalty import penalty_parts
 from posemb_cli.render.fit import Fitted
 from posemb_cli.render.format import count, general
 from posemb_cli.run.report import SchemeReport, SignalFigures
@@ -26,7 +27,6 @@ _PROPERTIES = (
 )
 _LEVELS = " ▁▂▃▄▅▆▇█"
 _CURVE_ROWS = 4
-_MAX_ALIBI_OFFSETS = 4
 
 
 def _figures(result: SchemeReport) -> SignalFigures:
@@ -41,15 +41,23 @@ def _mark(passed: bool, applies: bool = True) -> Text:
     return Text("✓ pass", style="green") if passed else Text("✗ fail", style="bold red")
 
 
-_NOT_APPLICABLE = ("¹ n/a: the property has nothing to measure for this scheme (its score is the same at every "
-                   "offset: no offset to express); --json keeps the figures, with \"applies\": false")
-_RELATIVE_ALONE = ("relative: of the position signal alone (PE(p+k) ≈ M_k PE(p) for a table; q·k of probe "
+def _not_applicable(results: list[SchemeReport]) -> list[str]:
+    """The footnote of the n/a entries: per property and scheme, why it does not apply."""
+    reasons = [f"{key} of {result.scheme}: {entry.why_not}" for result in results
+               for key, entry in _figures(result).scorecard.items() if not entry.applies]
+    if not reasons:
+        return []
+    return ["¹ n/a: the property does not apply (" + "; ".join(reasons) + "); --json keeps the figures, with "
+            "\"applies\": false"]
+
+
+_RELATIVE_ALONE = ("relative: of the position signal alone (PE(p+k)≈M_k·PE(p) for a table; q·k of probe "
                    "vectors for rope and alibi), so token-position cross terms play no part")
 
 
 def scorecard_detail(result: SchemeReport) -> Table:
     card = _figures(result).scorecard
-    footnotes = [_RELATIVE_ALONE] + ([_NOT_APPLICABLE] if any(not e.applies for _, e in card.items()) else [])
+    footnotes = [_RELATIVE_ALONE, *_not_applicable([result])]
     table = Table(title="Scorecard: five properties of a position signal, measured", title_justify="left",
                   caption="\n".join(footnotes), caption_justify="left")
     for name, justify in (("property", "left"), ("measures", "left"), ("value", "right"), ("", "center"),
@@ -57,6 +65,7 @@ def scorecard_detail(result: SchemeReport) -> Table:
         table.add_column(name, justify=cast(JustifyMethod, justify), no_wrap=name != "measures")
     for key, relation, meaning in _PROPERTIES:
         entry = getattr(card, key)
+        meaning += f" ({entry.judged})" if entry.judged else ""  # extrapolation: the formula or the table
         value = general(entry.value) if entry.applies else "n/a"
         table.add_row(key, meaning, value, relation, general(entry.threshold), _mark(entry.passed, entry.applies))
     return table
@@ -81,12 +90,22 @@ def _score_cell(entry, relation: str) -> Text:
     return cell
 
 
+def _judged(results: list[SchemeReport]) -> str:
+    """What extrapolation judged, per scheme: "extrapolation judges the formula of sinusoidal, rope; the table of
+    learned"."""
+    by_kind: dict[str, list[str]] = {}
+    for result in results:
+        judged = _figures(result).scorecard.extrapolation.judged
+        if judged:
+            by_kind.setdefault(judged, []).append(result.scheme)
+    return "extrapolation judges " + "; ".join(f"the {kind} of {', '.join(names)}" for kind, names in by_kind.items())
+
+
 def _scorecard_table(results: list[SchemeReport]) -> Table:
     cards = [_figures(result).scorecard for result in results]
     footnotes = ["value, then the threshold it must meet; inspect --scheme NAME says how each was measured",
-                 _RELATIVE_ALONE]
-    if any(not entry.applies for card in cards for _, entry in card.items()):
-        footnotes.append(_NOT_APPLICABLE)
+                 _judged(results), _RELATIVE_ALONE]
+    footnotes += _not_applicable(results)
     table = Table(title="Scorecard: five properties of a position signal", title_justify="left",
                   caption="\n".join(footnotes), caption_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("property", no_wrap=True)
@@ -102,20 +121,20 @@ def scorecard_comparison(results: list[SchemeReport]) -> Fitted:
                   lambda: Group(*(_scorecard_table([result]) for result in results)))
 
 
-_CROSS_TERMS = ("max |q·k−f(m−n)|: largest gap of the score from a function of m − n, for probe vectors plus "
+_CROSS_TERMS = ("max|q·k−f(m−n)|: largest gap of the score from a function of m−n, for probe vectors plus "
                 "position; for additive schemes it includes the token-position cross terms q·PE(n) and PE(m)·k, "
                 "which is why it can be large where the scorecard's relative row (position signal alone) passes")
 
 
 def _signal_table(results: list[SchemeReport]) -> Table:
-    table = Table(title="Where the position goes, and is q·k a function of m − n?", title_justify="left",
+    table = Table(title="Where the position goes, and is q·k a function of m−n?", title_justify="left",
                   caption=_CROSS_TERMS, caption_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("", no_wrap=True)
     for result in results:
         table.add_column(result.scheme, justify="right")
     rows = (
         ("acts on", lambda s: s.acts_on),
-        ("max |q·k−f(m−n)|", lambda s: general(s.relative.deviation)),
+        ("max|q·k−f(m−n)|", lambda s: general(s.relative.deviation)),
         ("largest |q·k|", lambda s: general(s.relative.scale)),
         ("full turns in ctx", lambda s: "–" if s.full_turn_pairs is None else count(s.full_turn_pairs)),
         ("first Σcos(mθ) < 0", context_bound_cell),
@@ -134,7 +153,7 @@ def relative_line(result: SchemeReport) -> Text:
     figures = _figures(result)
     text = Text("Position acts on: ", style="bold")
     text.append(figures.acts_on)
-    text.append("   max |q·k − f(m−n)| = ", style="bold")
+    text.append("   max|q·k−f(m−n)| = ", style="bold")
     text.append(general(figures.relative.deviation))
     text.append(f" (largest |q·k| {general(figures.relative.scale)}; token-position cross terms included)",
                 style="dim")
@@ -167,23 +186,6 @@ def decay_curve(result: SchemeReport, *, cell: int = 2) -> Group:
     return Group(title, text)
 
 
-def alibi_table(result: SchemeReport) -> Table:
-    figures = _figures(result)
-    rows = (figures.attention_bias or [])[1:_MAX_ALIBI_OFFSETS + 1]
-    slopes = figures.slopes or []
-    table = Table(title="ALiBi: slope and the bias added to the score at offset k, per head", title_justify="left")
-    table.add_column("head", justify="right")
-    table.add_column("slope", justify="right", no_wrap=True)
-    table.add_column("", no_wrap=True)
-    for row in rows:
-        table.add_column(f"k={row['offset']}", justify="right", no_wrap=True)
-    steepest = max(slopes)
-    for head, slope in enumerate(slopes):
-        bar = Text("█" * max(1, round(slope / steepest * 6)), style="magenta")
-        table.add_row(str(head), f"{slope:.4g}", bar, *(f"{row['bias'][head]:.3g}" for row in rows))
-    return table
-
-
 def compare_parts(results: list[SchemeReport]) -> list:
     if not all(result.signal is not None for result in results):
         return []
@@ -195,8 +197,7 @@ def inspect_parts(result: SchemeReport) -> list:
     if figures is None:
         return []
     parts: list = [relative_line(result)]
-    if figures.slopes is not None:
-        parts.append(alibi_table(result))
+    parts += penalty_parts(result)
     if figures.long_term_decay:
         parts.append(Fitted(lambda: decay_curve(result), lambda: decay_curve(result, cell=1)))
     parts += [line for line in (context_bound_line(figures),) if line is not None]

@@ -31,7 +31,7 @@ def relative_bias_table(result: SchemeReport) -> Table | None:
     side = "bidirectional (encoder)" if profile.bidirectional else "looking back only (decoder)"
     table = Table(title=f"Relative-attention bias: {profile.buckets} buckets x {profile.heads} heads, {side}, "
                         f"max_distance {profile.max_distance}", title_justify="left",
-                  caption=f"distance d = key − query; constant from d = {levels['before']}{after} on "
+                  caption=f"distance d = key−query; constant from d = {levels['before']}{after} on "
                           f"(the farthest bucket); --json lists {len(profile.by_distance)} distances",
                   caption_justify="left")
     table.add_column("head", justify="right")

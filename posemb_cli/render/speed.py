@@ -35,7 +35,7 @@ def _bench_table(report) -> Table:
             f"{row['tokens_per_s'] / 1e6:.2f}", f"{row['bytes_per_s'] / 1e9:.1f}",
             f"{row['copy_bytes_per_s'] / 1e9:.1f}", number(row["fraction_of_copy"], 2),
             number(row["fresh_output_fraction_of_copy"], 2))
-    lines = ["ranked by median time, fastest first; spread: interquartile range / median",
+    lines = ["ranked by median time, fastest first; spread: interquartile range/median",
              "of copy: bytes the forward must move per second over a copy_'s (1.0 = bandwidth limit); "
              "fresh: the same when every call allocates its output"]
     if noisy:
@@ -57,7 +57,7 @@ def _sweep_table(rows: list[dict]) -> Table:
     last = rows[0]["last_offset"] if rows else 0
     table = figure_table("sweep: one inspect per configuration (--json for every figure)", "scheme",
                          ("D", "L", "base", "params", "overhead", "cos k=1", f"cos k={last}"),
-                         caption="overhead = positional / token parameters (--json: a ratio)")
+                         caption="overhead = positional/token parameters (--json: a ratio)")
     for row in rows:
         table.add_row(
             row["scheme"], count(row["dim"]), count(row["ctx"]), general(row["base"]), count(row["position_params"]),

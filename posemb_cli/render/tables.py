@@ -8,6 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from posemb_cli.render.distance_penalty import left_out_line
 from posemb_cli.render.fit import Fitted, figure_table
 from posemb_cli.render.format import BAR_WIDTH, bar, count, general, number, percent, sampled_positions, shape
 from posemb_cli.run.report import SchemeReport
@@ -38,7 +39,7 @@ def params_table(results: list[SchemeReport]) -> Fitted:
 
 def _params_table(results: list[SchemeReport]) -> Table:
     table = figure_table("Parameters", "scheme", ("token", "positional", "total", "overhead"),
-                         caption="overhead = positional / token (--json: a ratio)")
+                         caption="overhead = positional/token (--json: a ratio)")
     for result in results:  # a dash where the model's token table is unknown
         p = result.params
         if p.token is None or p.total is None:
@@ -57,7 +58,7 @@ def _coverage_caption(results: list[SchemeReport]) -> str:
 
 
 def _decay_table(results: list[SchemeReport], *, spread: bool) -> Table:
-    table = Table(title="Neighbour similarity: mean cos(row p, row p+k)", title_justify="left",
+    table = Table(title="Neighbour similarity: mean cosine of rows p and p+k", title_justify="left",
                   caption=_coverage_caption(results) + ("" if spread else
                           "\nmin and max over p: posemb inspect --scheme NAME, or --json"),
                   caption_justify="left")
@@ -72,7 +73,7 @@ def _decay_table(results: list[SchemeReport], *, spread: bool) -> Table:
             row = (result.neighbour_similarity or [])[index]
             cells.append(number(row["mean"]))
             if spread:
-                cells.append(f"{number(row['min'], 2)} … {number(row['max'], 2)}")
+                cells.append(f"{number(row['min'])} … {number(row['max'])}")
         table.add_row(count(first["offset"]), *cells)
     from posemb_cli.render.pictures import sparkline
 
@@ -87,10 +88,15 @@ def _decay_table(results: list[SchemeReport], *, spread: bool) -> Table:
     return table
 
 
-def decay_comparison(results: list[SchemeReport]) -> Fitted:
-    """Schemes side by side (with min … max for two or fewer), or one table per scheme where that is too wide."""
-    return Fitted(lambda: _decay_table(results, spread=len(results) <= 2),
-                  lambda: Group(*(_decay_table([result], spread=True) for result in results)))
+def decay_comparison(results: list[SchemeReport]) -> Group:
+    """Schemes side by side (with min … max for two or fewer), or one table per scheme where that is too wide;
+    a scheme whose neighbour similarity does not apply (ALiBi) is left out, with one line saying why."""
+    shown = [result for result in results if left_out_line(result, "neighbour_similarity") is None]
+    notes = [line for line in (left_out_line(result, "neighbour_similarity") for result in results) if line]
+    if not shown:
+        return Group(*notes)
+    return Group(Fitted(lambda: _decay_table(shown, spread=len(shown) <= 2),
+                        lambda: Group(*(_decay_table([result], spread=True) for result in shown))), *notes)
 
 
 def decay_detail(result: SchemeReport) -> Table:
@@ -98,7 +104,7 @@ def decay_detail(result: SchemeReport) -> Table:
     acts_on = "input" if result.signal is None else result.signal.acts_on
     over = sampled_positions(result.coverage)
     every = "" if over else " over every p"  # a sampled pass says which p in the caption
-    title = {"input": f"Neighbour similarity: cos(row p, row p+k){every} of the table",
+    title = {"input": f"Neighbour similarity: cosine of rows p and p+k{every} of the table",
              "nothing": "Neighbour similarity: no position signal (n/a)"}.get(
         acts_on, f"Neighbour similarity of what position p carries in the {acts_on}" + (f",{every}" if every else ""))
     rows = result.neighbour_similarity or []
@@ -124,8 +130,10 @@ def norms_table(result: SchemeReport) -> Table | Text:
     acts_on = "input" if result.signal is None else result.signal.acts_on
     if acts_on != "input":
         where = "nothing at all" if acts_on == "nothing" else f"the {acts_on}"
+        bounded = result.signal is None or result.signal.scorecard.boundedness.applies
         return Text(f"Row norms of the positional table: none. {result.scheme} adds nothing to the input; its "
-                    f"position acts on {where}, and the scorecard's boundedness measures that signal.")
+                    f"position acts on {where}" + (", and the scorecard's boundedness measures that signal."
+                                                   if bounded else "."))
     over = sampled_positions(result.coverage)
     table = Table(title="Row norms of the positional table", title_justify="left",
                   caption=f"min, mean, max {over}" if over else None, caption_justify="left")

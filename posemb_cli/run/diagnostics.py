@@ -1,4 +1,4 @@
-"""The figures beyond the lesson's for one built scheme: relative check, decay bound, ALiBi slopes, scorecard.
+"""The figures beyond the lesson's for one built scheme: relative check, decay bound, ALiBi's penalty, scorecard.
 
 The JSON keys these give are listed in docs/json-contract.md.
 """
@@ -10,6 +10,7 @@ import torch
 from posemb_cli.core.schemes.protocols import BiasScheme, PositionScheme, RotaryScheme
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.measures.decay import full_turn_pairs, long_term_decay
+from posemb_cli.measures.distance_penalty import distance_penalty
 from posemb_cli.measures.relative import probe_vectors, relative_deviation
 from posemb_cli.measures.scorecard import scorecard
 from posemb_cli.measures.signal_pass import SignalPass
@@ -20,6 +21,14 @@ from posemb_cli.run.progress import Progress, or_silent
 from posemb_cli.run.report import SignalFigures
 
 _PROBE_SEED = 3  # offset from --seed of the q/k pair of the relative checks
+# The vector figures a bias per distance (ALiBi) gives no meaning to, and why (JSON ``left_out``).
+_SAME_WAY = ("every position's signal (its bias against position 0, -slope_h*p per head) points the same way: "
+             "every cosine between positions is 1")
+BIAS_LEFT_OUT = {
+    "neighbour_similarity": _SAME_WAY,
+    "heatmap": _SAME_WAY,
+    "boundedness": "a bias that grows with distance is the design (-slope*|m-n|)",
+}
 
 
 def signal_figures(
@@ -63,6 +72,8 @@ def signal_figures(
             slopes=position.slopes.tolist() if isinstance(position, BiasScheme) else None,
             attention_bias=(position.bias_at_offsets(config.max_offset) if isinstance(position, BiasScheme)
                             else None),
+            distance_penalty=distance_penalty(position, ctx) if isinstance(position, BiasScheme) else None,
+            left_out=dict(BIAS_LEFT_OUT) if isinstance(position, BiasScheme) else None,
             context_bound=None if frequencies is None else context_bound(position, ctx),
             # A stored table's (learned, checkpoint) principal components: the table itself, no copy.
             spectrum=(table_spectrum(position.table()) if frequencies is None and position.acts_on == "input"

@@ -80,7 +80,7 @@ def real_model_shape(model, vocab: int, *, vocab_typed: bool, ctx: int) -> dict:
     """
     if model.loaded is not None:
         shape = checkpoint_shape(model.loaded, vocab)
-        return {**shape, "scheme": None}
+        return {**shape, "vocab": model.vocab or shape["vocab"], "scheme": None}
     if model.rope is not None:
         return {**rope_model_shape(model.rope, vocab), "scheme": "rope"}
     if model.bias is not None:  # no context of its own: --ctx sets the positions measured
@@ -94,8 +94,9 @@ def _finish(report, model, *, vocab_typed: bool):
     result = report.result
     params = result.params
     reading = model.reading
-    if reading is not None and model.loaded is None and reading.token_parameters is not None:
-        params = dataclasses.replace(params, token=reading.token_parameters)  # the model's token table, not one head's
+    if reading is not None and (model.loaded is None or model.projected_tokens is not None) \
+            and reading.token_parameters is not None:  # the model's token table, not one head's (or as stored)
+        params = dataclasses.replace(params, token=reading.token_parameters)
     if model.vocab is None and not vocab_typed:
         params = dataclasses.replace(params, token=None)
     source: SourceDescription = model

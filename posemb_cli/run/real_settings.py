@@ -94,7 +94,7 @@ def settle_checkpoint(real: RealModel, flags: Mapping[str, Any], typed: Mapping[
     loaded = real.loaded
     assert loaded is not None  # compare reads tables only (table_of_checkpoint refused the rest)
     shape = checkpoint_shape(loaded, flags["vocab"])
-    settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": shape["vocab"]}
-    if loaded.vocab is None:
+    settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": real.vocab or shape["vocab"]}
+    if real.vocab is None:
         del settled["vocab"]  # unknown token table: --vocab by hand still works
     return _settle(dict(flags), typed, "--checkpoint", real.path, settled)

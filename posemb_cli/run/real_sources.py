@@ -10,6 +10,7 @@ naming the kind. Nothing is guessed.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 
@@ -17,7 +18,7 @@ from posemb_cli.errors import PosembError
 from posemb_cli.sources.model.kind import ModelKind
 from posemb_cli.sources.model.reading import ModelReading
 from posemb_cli.sources.model.rope_model import RopeModel, rope_model_of
-from posemb_cli.sources.naming.read import read_checkpoint_model, read_model
+from posemb_cli.sources.naming.read import read_checkpoint_model, read_model, stored_token_table
 from posemb_cli.sources.weights.position_table import (
     LoadedTable,
     load_checkpoint,
@@ -81,11 +82,25 @@ class RealModel:
         return part
 
     @property
+    def projected_tokens(self) -> tuple[int, int] | None:
+        """(rows, width) of a stored token table narrower or wider than the model (OPT-350m: word_embed_proj_dim
+        512 != hidden_size 1,024, projected to the hidden size), which the position table's width does not find."""
+        reading = self.reading
+        if self.loaded is None or self.loaded.vocab is not None or reading is None or reading.token_table is None:
+            return None
+        return reading.token_table if reading.token_table[1] != reading.hidden_size else None
+
+    @property
     def vocab(self) -> int | None:
-        return self.part.vocab
+        projected = self.projected_tokens
+        return projected[0] if projected is not None else self.part.vocab
 
     @property
     def token_note(self) -> str | None:
+        projected = self.projected_tokens
+        if projected is not None and self.reading is not None:
+            return (f"token parameters from the stored token table [{projected[0]}, {projected[1]}], of another "
+                    f"width than the model's {self.reading.hidden_size} (projected to it)")
         if self.loaded is not None:
             return self.loaded.token_note
         if self.bias is not None:
@@ -103,7 +118,7 @@ class RealModel:
                                     else "config.json beside the weights")
         if self.flag == "--config" and self.loaded is not None:
             out["config"] = self.path
-        if self.token_note and "token_note" not in out:
+        if self.token_note and ("token_note" not in out or self.projected_tokens is not None):
             out["token_note"] = self.token_note
         return out
 
@@ -156,8 +171,10 @@ def from_config(path: str) -> RealModel:
             raise PosembError(f"--config {file}: this model has several position tables ({', '.join(tables)}); "
                               f"pick one with --checkpoint {folder} --key NAME")
         loaded = load_checkpoint(folder, tensors=tensors, kind=kind)
-        return RealModel("--config", file, kind, loaded=loaded,
-                         notes=[f"{kind.label}: read from the weights beside {file}"], reading=reading)
+        return RealModel("--config", file, kind, loaded=loaded,  # the reading with the token table as stored
+                         notes=[f"{kind.label}: read from the weights beside {file}"],
+                         reading=dataclasses.replace(
+                             reading, token_table=stored_token_table(tensors, reading.hidden_size)))
     if kind.kind == "sinusoidal":
         return RealModel("--config", file, kind, formula=_formula(kind, file, "sinusoidal"), reading=reading)
     raise PosembError(f"--config {file}: this model uses a learned position table; pass the weights with "

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # annotations only: the report and its JSON form need no torch (a bad flag costs nothing)
     from posemb_cli.core.schemes.bands import Band
     from posemb_cli.measures.decay import DecayPoint
+    from posemb_cli.measures.distance_penalty import DistancePenalty
     from posemb_cli.measures.relative import RelativeDeviation
     from posemb_cli.measures.relative_bias import RelativeBiasProfile
     from posemb_cli.measures.scorecard import Scorecard
@@ -54,6 +55,9 @@ class SignalFigures:
         context_bound: where the cosine sum of the frequencies first goes negative (frequency schemes).
         spectrum: the principal components of an additive table without frequencies (learned, checkpoint).
         relative_bias: a learned relative-attention bias against signed distance (T5).
+        distance_penalty: the bias per head by distance and where it passes each level (alibi only).
+        left_out: figure -> why it does not apply to this scheme's signal; people do not see those
+            figures, JSON keeps them (alibi: neighbour similarity, the heatmap, boundedness).
     """
 
     acts_on: str
@@ -67,6 +71,8 @@ class SignalFigures:
     context_bound: ContextBound | None = None
     spectrum: Spectrum | None = None
     relative_bias: RelativeBiasProfile | None = None
+    distance_penalty: DistancePenalty | None = None
+    left_out: dict[str, str] | None = None
 
     def to_dict(self) -> dict:
         out: dict = {"acts_on": self.acts_on, **self.relative.to_dict(),
@@ -85,6 +91,10 @@ class SignalFigures:
         if self.slopes is not None:
             out["slopes"] = self.slopes
             out["attention_bias"] = self.attention_bias
+        if self.distance_penalty is not None:
+            out["distance_penalty"] = self.distance_penalty.to_dict()
+        if self.left_out is not None:
+            out["left_out"] = self.left_out
         out["scorecard"] = self.scorecard.to_dict()
         return out
 

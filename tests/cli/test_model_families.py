@@ -24,7 +24,8 @@ LEARNED = {
     "gpt2": ("transformer.wpe.weight", 0, "transformer.wte.weight"),
     "gpt_neo": ("transformer.wpe.weight", 0, "transformer.wte.weight"),
     "opt": ("model.decoder.embed_positions.weight", 2, "model.decoder.embed_tokens.weight"),
-    "opt_proj": ("model.decoder.embed_positions.weight", 2, None),  # word_embed_proj_dim 16 != hidden 32
+    # word_embed_proj_dim 16 != hidden 32: the token table as stored, [99, 16], gives the token parameters
+    "opt_proj": ("model.decoder.embed_positions.weight", 2, "model.decoder.embed_tokens.weight"),
     "roberta": ("embeddings.position_embeddings.weight", 2, "embeddings.word_embeddings.weight"),  # pad 1 + 1
     "xlm-roberta": ("embeddings.position_embeddings.weight", 2, "embeddings.word_embeddings.weight"),
     "camembert": ("embeddings.position_embeddings.weight", 4, "embeddings.word_embeddings.weight"),  # pad 3 + 1
@@ -63,7 +64,7 @@ def refused(*args) -> str:
     return result.stderr
 
 
-def assert_table(doc, stored: torch.Tensor, offset: int, vocab_rows: int | None):
+def assert_table(doc, stored: torch.Tensor, offset: int, token_parameters: int | None):
     """The analysed rows are the stored tensor's rows from ``offset``; the figures are their cosines."""
     table = stored.reshape(-1, stored.shape[-1])[offset:].double().numpy()
     rows, dim = table.shape
@@ -74,11 +75,11 @@ def assert_table(doc, stored: torch.Tensor, offset: int, vocab_rows: int | None)
     for got, expected in zip(doc["neighbour_similarity"], neighbour_cosines(table, 4)):
         for key in ("mean", "min", "max"):
             assert got[key] == pytest.approx(expected[key], abs=1e-6)
-    if vocab_rows is None:
+    if token_parameters is None:
         assert doc["params"] == {"token": None, "position": rows * dim, "total": None, "overhead": None}
         assert "token parameters unknown" in doc["source"]["token_note"]
     else:
-        assert doc["params"]["token"] == vocab_rows * dim
+        assert doc["params"]["token"] == token_parameters
 
 
 @pytest.mark.parametrize("family", LEARNED)
@@ -89,7 +90,7 @@ def test_learned_tables_read_right(family, flag):
     doc, _ = run_json("inspect", flag, zoo_model(family))
     assert (doc["source"]["kind"], doc["source"]["key"]) == ("learned", key)
     assert doc["source"]["decided_by"].startswith("config.json model_type")
-    assert_table(doc, tensors[key], offset, tensors[token_key].shape[0] if token_key else None)
+    assert_table(doc, tensors[key], offset, tensors[token_key].numel() if token_key else None)
 
 
 @pytest.mark.parametrize("family", TWO_TABLES)
@@ -99,7 +100,8 @@ def test_two_tables_need_a_key_and_each_reads_right(family):
     tensors = zoo_tensors(family)
     for key, offset in TWO_TABLES[family]:
         doc, _ = run_json("inspect", "--checkpoint", zoo_model(family), "--key", key)
-        assert_table(doc, tensors[key], offset, None if family == "clip" and "vision" in key else 99)
+        dim = tensors[key].shape[-1]
+        assert_table(doc, tensors[key], offset, None if family == "clip" and "vision" in key else 99 * dim)
 
 
 @pytest.mark.parametrize("family", [*LEARNED, *TWO_TABLES])
@@ -118,7 +120,7 @@ def test_the_vision_class_row_is_kept_apart():
 def test_a_bare_whisper_file_gets_no_guessed_offset(tmp_path):
     path = zoo_weights_only("whisper", tmp_path)
     doc, _ = run_json("inspect", "--checkpoint", path, "--key", "decoder.embed_positions.weight")
-    assert_table(doc, zoo_tensors("whisper")["decoder.embed_positions.weight"], 0, 99)
+    assert_table(doc, zoo_tensors("whisper")["decoder.embed_positions.weight"], 0, 99 * 32)
     assert "no config.json" in doc["source"]["offset_reason"]
 
 
@@ -128,8 +130,33 @@ def test_a_bare_vit_file_finds_its_class_row_by_name(tmp_path):
 
 
 def test_vocab_by_hand_still_counts_tokens():
-    doc, _ = run_json("inspect", "--checkpoint", zoo_model("opt_proj"), "--vocab", "50")
+    doc, _ = run_json("inspect", "--checkpoint", zoo_model("vit"), "--vocab", "50")  # a vision table: no tokens
     assert doc["params"]["token"] == 50 * 32 and "--vocab" in doc["source"]["token_note"]
+
+
+@pytest.mark.parametrize("command", ["inspect", "compare"])
+def test_a_token_table_of_another_width_is_the_models(command):
+    """OPT-350m's shape (tokens word_embed_proj_dim wide, projected to hidden_size), here a tiny OPT saved by
+    transformers: the token figures are the stored table's [V, word_embed_proj_dim], and V sizes the batch."""
+    import transformers
+
+    folder = zoo_model("opt_proj")
+    config = transformers.OPTConfig.from_pretrained(folder)
+    assert config.word_embed_proj_dim != config.hidden_size
+    stored = zoo_tensors("opt_proj")["model.decoder.embed_tokens.weight"]
+    assert list(stored.shape) == [config.vocab_size, config.word_embed_proj_dim]
+    doc, _ = run_json(command, "--checkpoint", folder)
+    entry = doc if command == "inspect" else doc["schemes"][0]
+    position = zoo_tensors("opt_proj")["model.decoder.embed_positions.weight"][2:]
+    assert entry["params"] == {"token": stored.numel(), "position": position.numel(),
+                               "total": stored.numel() + position.numel(),
+                               "overhead": position.numel() / stored.numel()}
+    assert entry["model"]["token_table"] == list(stored.shape)
+    assert entry["model"]["token_parameters"] == stored.numel()
+    assert doc["config"]["vocab"] == config.vocab_size and "model_vocab" not in doc["config"]
+    assert f"[{config.vocab_size}, {config.word_embed_proj_dim}]" in entry["source"]["token_note"]
+    message = refused(command, "--checkpoint", folder, "--vocab", "50")
+    assert "--vocab" in message
 
 
 def test_an_unknown_token_table_is_a_dash_in_the_tables():

@@ -68,8 +68,10 @@ def test_rich_output_shows_scorecard_curve_and_bars():
     console.print(render_compare(compare(config, tuple(ALL.split(",")))))
     text = console.file.getvalue()
     for piece in ("Scorecard", "Long-term decay", "unscaled", "pairs turn a full circle within ctx=64",
-                  "ALiBi: slope", "attention factor 1.069", "✓ pass", "✗ fail", "How each property was measured",
-                  "max |q·k−f(m−n)|"):
+                  "ALiBi: the bias each head adds by distance",
+                  "ALiBi: how far each head sees", "attention factor 1.069", "✓ pass", "n/a¹",
+                  "How each property was measured",
+                  "max|q·k−f(m−n)|", "Neighbour similarity and similarity heatmap: left out for alibi"):
         assert piece in text, piece
 
 
@@ -119,3 +121,20 @@ def test_order_help_imports_no_torch():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.stderr.strip().endswith("False")
     assert "--rope-scaling" in done.stdout and "--heads" in done.stdout
+
+
+@pytest.mark.parametrize("kind", ["linear", "ntk", "dynamic", "yarn", "llama3"])
+@pytest.mark.parametrize("command", [["inspect", "--scheme", "rope"], ["compare", "--schemes", "rope"],
+                                     ["order", "--schemes", "rope"], ["padding", "--schemes", "rope"],
+                                     ["precision", "--scheme", "rope"]])
+def test_a_scaling_needs_its_factor(command, kind):
+    """transformers requires a factor for every scaling; a factor left to its default 1 would be none at all."""
+    result = runner.invoke(app, [*command, "--rope-scaling", kind, "--json"])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == f"posemb: error: --rope-scaling {kind} needs --rope-factor (the context extension " \
+                            "factor, 1 or more, e.g. --rope-factor 4)\n"
+    sizes = {"inspect": ["--seq-len", "8", "-k", "2"], "compare": ["--seq-len", "8", "-k", "2"],
+             "order": ["--seq-len", "8"], "padding": ["--seq-len", "8"], "precision": []}[command[0]]
+    given = runner.invoke(app, [*command, "--rope-scaling", kind, "--rope-factor", "1", "--dim", "16", "--ctx", "64",
+                                *sizes, "--json"])
+    assert given.exit_code == 0, given.output  # given, even as 1, it is the user's factor

@@ -92,7 +92,7 @@ def test_learned_table_scores():
     # Offsets 1..4 over the first 92 rows of 16 features: a random table is not a linear function of its past.
     assert card["relative"]["value"] == pytest.approx(lstsq_residual(data, [1, 2, 3, 4], 92, 16), rel=1e-6)
     assert card["relative"]["value"] > 0.5 and not card["relative"]["pass"]
-    assert card["extrapolation"] == {"value": 96.0, "threshold": 192.0, "pass": False,
+    assert card["extrapolation"] == {"value": 96.0, "threshold": 192.0, "pass": False, "judged": "table",
                                      "note": card["extrapolation"]["note"]}
     assert "refused" in card["extrapolation"]["note"]
     assert card["determinism"]["value"] == 0.0 and card["determinism"]["pass"]
@@ -132,15 +132,17 @@ def test_every_scheme_has_a_full_scorecard_in_compare(scheme):
     assert result.exit_code == 0, result.output
     (entry,) = json.loads(result.stdout)["schemes"]
     for key in KEYS:
-        assert set(entry["scorecard"][key]) - {"applies"} == {"value", "threshold", "pass", "note"}
-        # only none's relative has nothing to measure (its score is the same at every offset)
-        not_applicable = scheme == "none" and key == "relative"
+        judged = {"judged"} if key == "extrapolation" else set()
+        assert set(entry["scorecard"][key]) - {"applies"} == {"value", "threshold", "pass", "note"} | judged
+        # none's relative has nothing to measure (its score is the same at every offset); alibi's bias grows
+        # with distance by design, so its boundedness does not apply
+        not_applicable = (scheme, key) in (("none", "relative"), ("alibi", "boundedness"))
         assert entry["scorecard"][key].get("applies", True) is not not_applicable
         assert isinstance(entry["scorecard"][key]["pass"], bool) and entry["scorecard"][key]["note"]
     passed = {key: entry["scorecard"][key]["pass"] for key in KEYS}
     expected = {
         "learned": dict(uniqueness=True, boundedness=True, relative=False, extrapolation=False, determinism=True),
-        "sinusoidal": dict(uniqueness=True, boundedness=True, relative=True, extrapolation=False, determinism=True),
+        "sinusoidal": dict(uniqueness=True, boundedness=True, relative=True, extrapolation=True, determinism=True),
         "rope": dict(uniqueness=True, boundedness=True, relative=True, extrapolation=True, determinism=True),
         "alibi": dict(uniqueness=True, boundedness=False, relative=True, extrapolation=True, determinism=True),
         "none": dict(uniqueness=False, boundedness=True, relative=False, extrapolation=True, determinism=True),
@@ -154,3 +156,41 @@ def test_the_given_table_follows_the_scheme_protocol():
 
     given = GivenTable(torch.randn(4, 2))
     assert isinstance(given, PositionScheme) and not isinstance(given, AttentionScheme)
+
+
+def _sinusoidal_rows(start, stop, dim, base=10000.0):
+    """The lesson's formula written out: angle = p / base ** (2 (i // 2) / D); sin on even i, cos on odd i."""
+    p = np.arange(start, stop, dtype=np.float64)[:, None]
+    i = np.arange(dim)[None, :]
+    angle = p / base ** (2 * (i // 2) / dim)
+    return np.where(i % 2 == 0, np.sin(angle), np.cos(angle))
+
+
+def _mean_cos_k1(rows):
+    a, b = rows[:-1], rows[1:]
+    return float(np.mean((a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))))
+
+
+def test_sinusoidal_extrapolation_judges_the_formula_not_the_built_table():
+    """The table built for L rows refuses position L, yet its formula gives any row: the row says it judged the
+    formula, and its figures are those of the formula's rows L..2L-1 (NumPy)."""
+    sinusoidal = SinusoidalPositionalEmbedding(64, 16, dtype=torch.float64)
+    with pytest.raises(PosembError):
+        sinusoidal(65)  # the built table stops at L
+    entry = scorecard(sinusoidal, max_offset=2).to_dict()["extrapolation"]
+    assert entry["judged"] == "formula" and entry["pass"] and entry["value"] == 128
+    assert "the table built for ctx=64 stops at position 63" in entry["note"]
+    beyond, inside = _sinusoidal_rows(64, 128, 16), _sinusoidal_rows(0, 64, 16)
+    assert f"beyond ctx mean cos(k=1) {_mean_cos_k1(beyond):.4g} vs {_mean_cos_k1(inside):.4g} within" in entry["note"]
+
+
+@pytest.mark.parametrize("scheme, judged", [("learned", "table"), ("sinusoidal", "formula"), ("rope", "formula"),
+                                            ("alibi", "formula"), ("none", "formula")])
+def test_extrapolation_says_what_it_judged_in_json_and_terminal(scheme, judged):
+    args = ["inspect", "--scheme", scheme, "--dim", "16", "--ctx", "64", "--vocab", "40", "-b", "2", "-t", "8",
+            "-k", "3", "--device", "cpu", "--no-plot"]
+    doc = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert doc["scorecard"]["extrapolation"]["judged"] == judged
+    assert doc["scorecard"]["extrapolation"]["note"].startswith(f"judged: the {judged}")
+    shown = runner.invoke(app, args, env={"COLUMNS": "100", "NO_COLOR": "1"}).stdout
+    assert f"longest length served ({judged})" in shown

@@ -61,3 +61,28 @@ def test_no_plot_still_writes_the_file_but_draws_nothing_in_the_terminal(tmp_pat
     assert result.exit_code == 0, result.output
     assert "Similarity heatmap" not in result.stdout
     assert ElementTree.parse(target).getroot().tag.endswith("svg")
+
+
+def test_alibi_draws_its_penalty_not_its_cosines():
+    """ALiBi's figure: no heatmap and no cosine curves (each says why), and a row of its bias by distance: each
+    head's curve is -slope_h * d (Press et al.'s slopes, written here), with a dashed line at ln 0.5 and ln 0.01."""
+    import math
+
+    pytest.importorskip("matplotlib")
+    import posemb_cli
+
+    report = posemb_cli.inspect(scheme="alibi", heads=4, dim=16, ctx=64, seq_len=8, max_offset=2, device="cpu")
+    figure = report.plot()
+    texts = [text.get_text() for axes in figure.axes for text in axes.texts]
+    assert any("no heatmap" in text for text in texts)
+    assert sum("no cosines to draw" in text for text in texts) == 2
+    (penalty,) = [axes for axes in figure.axes if axes.get_title().startswith("ALiBi")]
+    slopes = [2.0 ** (-8.0 * i / 4) for i in range(1, 5)]
+    curves = [line for line in penalty.get_lines() if line.get_label().startswith("alibi head")]
+    assert len(curves) == 4
+    for slope, line in zip(slopes, curves, strict=True):
+        distances, bias = line.get_data()
+        assert list(bias) == pytest.approx([-slope * d for d in distances], rel=1e-12)
+        assert list(distances) == [1, 2, 4, 8, 16, 32, 63]
+    levels = sorted(line.get_ydata()[0] for line in penalty.get_lines() if line.get_linestyle() == "--")
+    assert levels == pytest.approx([math.log(0.01), math.log(0.5)])

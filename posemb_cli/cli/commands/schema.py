@@ -15,11 +15,15 @@ Name = Annotated[str, typer.Argument(
 
 
 def schema(name: Name) -> None:
-    """Print the JSON Schema (draft 2020-12) of one JSON document: compare, inspect, order, bench or sweep.
+    # The help text is the docstring set below, listing every document of SCHEMA_NAMES.
+    if name not in SCHEMA_NAMES:
+        raise PosembError(f"schema NAME: unknown document {name!r}; choose from {', '.join(SCHEMA_NAMES)}")
+    write_json(schema_text(name).rstrip("\n"))
+
+
+_DOCUMENTS = f"{', '.join(SCHEMA_NAMES[:-1])} or {SCHEMA_NAMES[-1]}"
+schema.__doc__ = f"""Print the JSON Schema (draft 2020-12) of one JSON document: {_DOCUMENTS}.
 
     \b
     Example: posemb schema inspect > inspect.schema.json
     """
-    if name not in SCHEMA_NAMES:
-        raise PosembError(f"schema NAME: unknown document {name!r}; choose from {', '.join(SCHEMA_NAMES)}")
-    write_json(schema_text(name).rstrip("\n"))

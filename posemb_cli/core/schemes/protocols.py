@@ -18,7 +18,8 @@ import torch
 
 from posemb_cli.core.schemes.bands import Band
 
-__all__ = ["AttentionScheme", "BiasScheme", "ClosedFormSignal", "FrequencyScheme", "PositionScheme", "RotaryScheme"]
+__all__ = ["AttentionScheme", "BiasScheme", "ClosedFormSignal", "FormulaTable", "FrequencyScheme", "PositionScheme",
+           "RotaryScheme"]
 
 
 @runtime_checkable
@@ -73,6 +74,15 @@ class ClosedFormSignal(PositionScheme, Protocol):
 
     def exact_neighbour_similarity(self, max_offset: int) -> list[float] | None:
         """cos(signal row p, row p + k) for k = 1..K from the formula in float64; None where it depends on p."""
+        ...
+
+
+@runtime_checkable
+class FormulaTable(PositionScheme, Protocol):
+    """An additive table computed from a formula (sinusoidal): built for L rows, its formula gives any row."""
+
+    def rows(self, start: int, stop: int) -> torch.Tensor:
+        """Rows start..stop-1 from the formula, also past L: (stop - start, D)."""
         ...
 
 

@@ -26,7 +26,7 @@ READ_BY: dict[str, tuple[str, ...]] = {
 # Why a scheme does not read a flag, where the generic advice would mislead.
 _WHY_NOT = {"full": "stored tables (learned, a checkpoint's) are measured at every position already"}
 
-__all__ = ["READ_BY", "Flags", "refuse_unread"]
+__all__ = ["READ_BY", "Flags", "refuse_unread", "refuse_scaling_without_factor"]
 
 
 @dataclass(frozen=True)
@@ -68,3 +68,12 @@ def refuse_unread(flags: Flags, schemes: tuple[str, ...]) -> None:
                           f"{'s' if len(schemes) > 1 else ''} {', '.join(schemes)} "
                           f"{'do' if len(schemes) > 1 else 'does'} not read it; "
                           f"add {readers[0]} or leave {flag} out")
+
+
+def refuse_scaling_without_factor(flags: Flags) -> None:
+    """Refuse a RoPE scaling given without its factor: transformers requires one for every kind, and a
+    factor of 1 left to its default would be no scaling at all."""
+    kind = flags["rope_scaling"]
+    if flags.given("rope_scaling") and kind != "none" and not flags.given("rope_factor"):
+        raise PosembError(f"--rope-scaling {kind} needs --rope-factor (the context extension factor, 1 or more, "
+                          f"e.g. --rope-factor 4)")

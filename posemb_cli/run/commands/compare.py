@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from posemb_cli.run.commands import Flags, refuse_unread
+from posemb_cli.run.commands import Flags, refuse_scaling_without_factor, refuse_unread
 from posemb_cli.run.progress import Progress
 from posemb_cli.run.real_settings import check_source_flags
 from posemb_cli.run.report import CompareReport
@@ -34,6 +34,7 @@ def compare_command(flags: Flags, *, progress: Progress | None = None,
         values = settle_checkpoint(real, values, flags.typed)
     config = config_from_flags(values, schemes=names)
     refuse_unread(flags, names)
+    refuse_scaling_without_factor(flags)
     if real is None or real.loaded is None:
         return compare(config, names, progress=progress, observe=observe)
     from posemb_cli.run.real_models import compare_checkpoint

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from posemb_cli.run.commands import Flags, refuse_unread
+from posemb_cli.run.commands import Flags, refuse_scaling_without_factor, refuse_unread
 from posemb_cli.run.progress import Progress
 from posemb_cli.run.real_settings import check_source_flags
 from posemb_cli.run.report import InspectReport
@@ -41,6 +41,7 @@ def inspect_command(flags: Flags, *, progress: Progress | None = None, observe: 
                 note(line)
     config = config_from_flags(values, schemes=(name,))
     refuse_unread(flags, (name,))
+    refuse_scaling_without_factor(flags)
     if real is None:
         return inspect(config, name, progress=progress, observe=observe)
     from posemb_cli.run.real_models import inspect_real_model

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from posemb_cli.run.commands import Flags, refuse_unread
+from posemb_cli.run.commands import Flags, refuse_scaling_without_factor, refuse_unread
 from posemb_cli.run.documents import OrderReport
 from posemb_cli.run.progress import Progress
 
@@ -18,4 +18,5 @@ def order_command(flags: Flags, *, progress: Progress | None = None) -> OrderRep
     names = parse_scheme_list("--schemes", flags["schemes"], scheme_names())
     config = config_from_flags(flags.values, schemes=names)
     refuse_unread(flags, names)
+    refuse_scaling_without_factor(flags)
     return run_order(config, names, progress=progress)

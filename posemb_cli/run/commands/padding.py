@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from posemb_cli.errors import PosembError
-from posemb_cli.run.commands import Flags, refuse_unread
+from posemb_cli.run.commands import Flags, refuse_scaling_without_factor, refuse_unread
 from posemb_cli.run.documents import PaddingReport
 from posemb_cli.run.progress import Progress
 from posemb_cli.run.real_settings import check_source_flags
@@ -47,6 +47,7 @@ def padding_command(flags: Flags, *, progress: Progress | None = None) -> Paddin
         raise PosembError(f"--ctx {values['ctx']} leaves no room for --pad {pad} pad tokens before a real one")
     config = config_from_flags({**values, "max_offset": 1}, schemes=names)
     refuse_unread(flags, names)
+    refuse_scaling_without_factor(flags)
     if real is None:
         return run_padding(config, names, pad, progress=progress)
     from posemb_cli.run.real_padding import padding_real_model

@@ -6,7 +6,7 @@ import dataclasses
 import os
 
 from posemb_cli.errors import PosembError
-from posemb_cli.run.commands import Flags
+from posemb_cli.run.commands import Flags, refuse_scaling_without_factor
 from posemb_cli.run.documents import PrecisionReport
 from posemb_cli.run.progress import Progress, or_silent
 
@@ -83,6 +83,7 @@ def precision_command(flags: Flags, *, progress: Progress | None = None) -> Prec
         if scheme != "rope" and typed:
             flag = "--" + typed[0].replace("_", "-")
             raise PosembError(f"{flag} applies to --scheme rope only")
+        refuse_scaling_without_factor(flags)
         config = with_position_settings(EmbeddingConfig(dim=dim, ctx=ctx, base=float(base)), schemes=(scheme,),
                                         **{name: flags[name] for name in _ROPE_FLAGS})
         if scheme != "rope":

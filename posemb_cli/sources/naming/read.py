@@ -17,7 +17,7 @@ from posemb_cli.sources.model.reading import ModelReading
 from posemb_cli.sources.model.rope_model import RopeModel, rope_model_of
 from posemb_cli.sources.weights.tensor_files import TensorFile, read_json_object
 
-__all__ = ["config_file", "read_checkpoint_model", "read_model", "read_rope_config"]
+__all__ = ["config_file", "read_checkpoint_model", "read_model", "read_rope_config", "stored_token_table"]
 
 
 def config_file(path: str, flag: str) -> str:
@@ -43,15 +43,19 @@ def read_model(path: str, flag: str = "--config", *, lenient: bool = False) -> M
     return read_config(file, read_json_object(file, flag), flag=flag, lenient=lenient)
 
 
-def _token_table(tensors: TensorFile, width: int | None) -> tuple[int, int] | None:
-    """(rows, width) of the checkpoint's one token table of the model's width, by name."""
-    found = {tensors.shapes[name] for name in tensors.shapes
-             if any(name == known or name.endswith("." + known) for known in TOKEN_NAMES)
-             and len(tensors.shapes[name]) == 2 and (width is None or tensors.shapes[name][1] == width)}
+def stored_token_table(tensors: TensorFile, width: int | None) -> tuple[int, int] | None:
+    """(rows, width) of the checkpoint's token table, by name, as stored: the one of the model's width, else the
+    one table of another width (OPT-350m keeps its tokens 512 wide, word_embed_proj_dim, and projects them to
+    its hidden size of 1,024); None when there is none, or several to choose from."""
+    tables = {tuple(tensors.shapes[name]) for name in tensors.shapes
+              if any(name == known or name.endswith("." + known) for known in TOKEN_NAMES)
+              and len(tensors.shapes[name]) == 2}
+    same = {table for table in tables if width is None or table[1] == width}
+    found = same or tables
     if len(found) != 1:
         return None
     rows, columns = next(iter(found))
-    return rows, columns
+    return int(rows), int(columns)
 
 
 def read_checkpoint_model(tensors: TensorFile, path: str, *, lenient: bool = False,
@@ -68,7 +72,7 @@ def read_checkpoint_model(tensors: TensorFile, path: str, *, lenient: bool = Fal
     reading = read_config(os.path.join(folder, "config.json"), tensors.model_config, flag=flag, lenient=lenient)
     import dataclasses
 
-    return dataclasses.replace(reading, token_table=_token_table(tensors, reading.hidden_size))
+    return dataclasses.replace(reading, token_table=stored_token_table(tensors, reading.hidden_size))
 
 
 def read_rope_config(path: str) -> RopeModel:
