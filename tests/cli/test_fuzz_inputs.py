@@ -115,7 +115,8 @@ def test_checkpoint_refusals(tmp_path, command, make, needle):
 
 
 def _config(path, **fields):
-    base = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "max_position_embeddings": 256}
+    base = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "max_position_embeddings": 256,
+            "vocab_size": 50}  # as --vocab in SMALL: absent, it is LlamaConfig's 32000
     path.write_text(json.dumps({**base, **fields}))
     return str(path)
 

@@ -34,7 +34,7 @@ CUT = re.compile(r"(\S…|[^\s.]\.\.\.)(?=[\s│┃┆|]|$)", re.MULTILINE)
 def _config(tmp_path) -> str:
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
-                                "max_position_embeddings": 512, "rope_theta": 10000.0,
+                                "max_position_embeddings": 512, "rope_theta": 10000.0, "vocab_size": 50,
                                 "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
                                                  "high_freq_factor": 4.0,
                                                  "original_max_position_embeddings": 64}}))

@@ -21,8 +21,8 @@ def write(tmp_path, **change):
 @pytest.mark.parametrize("change, needle", [
     ({"rope_parameters": {"rope_type": "ntk-by-parts", "factor": 2.0}},
      "rope_parameters.rope_type 'ntk-by-parts' is not supported"),
-    ({"rope_scaling": {"type": "linear", "rope_type": "yarn", "factor": 2.0}},
-     "rope_scaling.type 'linear' conflicts with rope_type 'yarn'"),
+    ({"rope_scaling": {"type": "su", "short_factor": [1.0] * 8, "long_factor": [2.0] * 8}},
+     "rope_scaling.type 'su' is not supported"),
     ({"rope_parameters": {**LONGROPE, "long_factor": [2.0] * 7}},
      "rope_parameters.long_factor has 7 entries; the rotary features make 8 pairs"),
     ({"rope_parameters": {**LONGROPE, "short_factor": [1.0, "x"] * 4}},

@@ -137,4 +137,6 @@ def frequency_findings(model: Subject) -> list[Finding]:
                                 "above 1", "give the base the model was trained with")]
     if width is None:
         return found
+    if model.rope_set is not None:  # the set as read: DeepSeek rotates qk_rope_head_dim of its heads, not all
+        width = model.rope_set.rotary_dim
     return found + _bound(model, width, base) + _precision(model, width, base)

@@ -1,7 +1,9 @@
 """Rules on the rope block itself: its type, its keys, its factor and how its lengths agree.
 
-Ids: unknown-rope-type, unknown-field, missing-field, factor-below-one,
-scaling-lengths, yarn-attention-factor.
+Ids: unknown-rope-type, rope-type-conflict, unknown-field, missing-field, factor-below-one,
+scaling-lengths, yarn-attention-factor. The block is read as transformers reads it: ``rope_type``
+over the older ``type``, a family's renames (Phi-3's "su"), and the config's own
+``original_max_position_embeddings`` (file or class default) ahead of the block's.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ __all__ = ["scaling_findings"]
 def _keys(model: Subject) -> list[Finding]:
     rope_type, found = model.rope_type, []
     if rope_type not in REQUIRED:
+        named = "type" if "type" in model.block_values and "rope_type" not in model.block_values else "rope_type"
         return [Finding("unknown-rope-type", "error",
-                        f"{model.label('rope_type', in_block=True)} {rope_type!r} is computed by no loader "
+                        f"{model.label(named, in_block=True)} {rope_type!r} is computed by no loader "
                         "posemb knows",
                         f"use one of {', '.join(REQUIRED)}")]
     known = known_keys(rope_type)
@@ -37,6 +40,8 @@ def _keys(model: Subject) -> list[Finding]:
                                  f"{model.label(key, in_block=True)} is read by no {rope_type} loader and is ignored",
                                  f"remove {key!r} or check the rope_type"))
     missing = REQUIRED[rope_type] - set(model.block_values) - {"rope_type"}
+    if model.original()[0] is not None:  # the config's own length fills the block, as transformers does
+        missing -= {"original_max_position_embeddings"}
     for key in sorted(missing):
         if rope_type == "yarn" and key == "original_max_position_embeddings":  # loaders infer it
             found.append(Finding("missing-field", "warning",
@@ -44,10 +49,34 @@ def _keys(model: Subject) -> list[Finding]:
                                  "as the trained length, so the yarn stretch starts from the extended context",
                                  f"add {key!r} with the length the model was trained at"))
             continue
+        why = _WITHOUT_ORIGINAL.get(rope_type, "") if key == "original_max_position_embeddings" else ""
         found.append(Finding("missing-field", "error",
-                             f"{model.label(key, in_block=True)} is missing: {rope_type} needs it",
+                             f"{model.label(key, in_block=True)} is missing: {rope_type} needs it{why}",
                              f"add {key!r} to {model.block_name}"))
     return found
+
+
+# What transformers computes when a block's trained length is missing (it takes max_position_embeddings).
+_WITHOUT_ORIGINAL = {
+    "longrope": " (transformers then takes max_position_embeddings as the trained length, so the long factors never "
+                "apply)",
+    "llama3": " (transformers then takes max_position_embeddings as the trained length, so the wavelengths it keeps "
+              "are judged against the extended context)",
+}
+
+
+def _type_conflict(model: Subject) -> list[Finding]:
+    block = model.block_values
+    if "rope_type" not in block or "type" not in block:
+        return []
+    named, legacy = block["rope_type"], block["type"]
+    if named == legacy or (named, legacy) in (("mrope", "default"), ("default", "mrope")):  # mrope reads as default
+        return []
+    return [Finding("rope-type-conflict", "warning",
+                    f"{model.label('type', in_block=True)} {legacy!r} disagrees with "
+                    f"{model.label('rope_type', in_block=True)} {named!r}: transformers reads rope_type and ignores "
+                    "type",
+                    f"remove {'type'!r}, or set it to {named!r}")]
 
 
 def _factor(model: Subject) -> list[Finding]:
@@ -69,11 +98,10 @@ def _factor(model: Subject) -> list[Finding]:
 def _lengths(model: Subject) -> list[Finding]:
     rope_type = model.rope_type
     block = model.block_values
-    original, factor = number(block.get("original_max_position_embeddings")), number(block.get("factor"))
+    (original, label), factor = model.original(), number(block.get("factor"))
     maximum = model.max_positions
     if rope_type not in EXTENDING or original is None or maximum is None:
         return []
-    label = model.label("original_max_position_embeddings", in_block=True)
     if original > maximum:
         return [Finding("scaling-lengths", "error",
                         f"{label} {original:g} is above {model.label('max_position_embeddings')} {maximum}: the "
@@ -118,7 +146,7 @@ def scaling_findings(model: Subject) -> list[Finding]:
     """Every finding about the rope block (none when the config has no block)."""
     if model.block is None:
         return []
-    found = _keys(model)
+    found = _type_conflict(model) + _keys(model)
     if any(finding.id == "unknown-rope-type" for finding in found):
         return found
     return found + _factor(model) + _lengths(model) + _yarn_attention(model)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from posemb_cli.sources.hf_config.rope_parameters import resolved_rope_type
 from posemb_cli.sources.model.fields import Fields
 from posemb_cli.sources.model.reading import ModelReading, RopeSet
 
@@ -58,8 +59,19 @@ class Subject:
 
     @property
     def rope_type(self) -> str:
-        value = self.block_values.get("rope_type", self.block_values.get("type", "default"))
+        """The type transformers computes the block with (``rope_type`` over ``type``, the family's renames)."""
+        family = self.reading.model_type if self.reading.format == "config.json" else None
+        value = resolved_rope_type(self.block_values, family)[0]
         return value if isinstance(value, str) else repr(value)
+
+    def original(self) -> tuple[float | None, str]:
+        """The trained length a scaled type starts from, and its label: transformers puts the config's own
+        ``original_max_position_embeddings`` (the file's, or its class default) in a shared block, ahead of the
+        block's."""
+        name = "original_max_position_embeddings"
+        if self.layer_type is None and number(self.fields.get(name)) is not None:
+            return number(self.fields[name]), self.label(name)
+        return number(self.block_values.get(name)), self.label(name, in_block=True)
 
     @property
     def max_positions(self) -> int | None:

@@ -6,7 +6,12 @@ refused here, naming the flag and file, with what the limit is. Below the size
 limit, the Python objects a text parses into can still take 40 times its bytes
 (50 MB of ``{},`` is 1.2 GB of empty dicts): ``parse_bytes`` estimates them from
 the text before parsing, and a text whose estimate is past the memory this
-process has free is refused with it.
+process has free is refused with it. The objects stay while the command runs on,
+and the first thing most commands do next is import torch: under an address-space
+limit the estimate must fit beside what that import will map here
+(``import_reserve``), or the import would die after the file was admitted. A parse
+that still runs out of memory, or meets a number Python will not convert, is
+refused the same way: exit 2 naming the file, never a traceback.
 """
 
 from __future__ import annotations
@@ -16,7 +21,14 @@ import os
 import re
 
 from posemb_cli.errors import PosembError, brief
-from posemb_cli.sources.bounds.limits import MAX_JSON_BYTES, MAX_JSON_DEPTH, format_bytes, require_memory
+from posemb_cli.sources.bounds.import_reserve import torch_import_reserve
+from posemb_cli.sources.bounds.limits import (
+    MAX_JSON_BYTES,
+    MAX_JSON_DEPTH,
+    format_bytes,
+    process_headroom,
+    require_memory,
+)
 
 __all__ = ["JSON_EXPANSION", "json_depth", "parse_bytes", "parse_json", "read_json_file", "refuse_large_json"]
 
@@ -71,18 +83,35 @@ def parse_json(data: bytes, what: str, *, hint: str = "") -> object:
         hint: what a readable file holds, added to the refusal of unreadable bytes.
 
     Raises:
-        PosembError: its objects would not fit in the memory free, nested deeper than MAX_JSON_DEPTH, not
+        PosembError: its objects would not fit in the memory free (beside torch's libraries, under an
+            address-space limit, where torch is still to be imported), nested deeper than MAX_JSON_DEPTH, not
             UTF-8, or not JSON.
     """
-    require_memory(what, parse_bytes(data), detail=f"parsing {format_bytes(len(data))} of JSON into Python objects")
+    needed = parse_bytes(data)
+    detail = f"parsing {format_bytes(len(data))} of JSON into Python objects"
+    require_memory(what, needed, detail=detail)
+    _require_room_beside_torch(what, needed, detail)
     depth = json_depth(data)
     if depth > MAX_JSON_DEPTH:
         raise PosembError(f"{what}: JSON nested {depth} levels deep; at most {MAX_JSON_DEPTH} levels are read")
     try:
         return json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except MemoryError:
+        raise PosembError(f"{what}: reading it ran out of memory ({detail}, estimated at about "
+                          f"{format_bytes(needed)}); give a smaller file") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # ValueError: JSONDecodeError, an int too long
         detail = hint or f"not readable JSON ({brief(exc)})"
         raise PosembError(f"{what}: {detail}") from None
+
+
+def _require_room_beside_torch(what: str, needed: int, detail: str) -> None:
+    """Refuse when the parsed objects and the libraries ``import torch`` will map pass this process's own limit."""
+    room, reserve = process_headroom(), torch_import_reserve()
+    if room is None or not reserve or needed + reserve <= room[0]:
+        return
+    raise PosembError(f"{what}: reading it needs about {format_bytes(needed)} ({detail}), kept while torch's "
+                      f"libraries are mapped beside it ({format_bytes(reserve)}), but {format_bytes(room[0])} is "
+                      f"left under {room[1]}; give a smaller file")
 
 
 def read_json_file(path: str, what: str) -> object:

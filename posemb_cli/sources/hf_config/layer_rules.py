@@ -4,15 +4,12 @@ The file decides where it says (``layer_types``, ``no_rope_layers``, ``rope_para
 per layer type); where it is silent, each family's rule is the one its config class
 and modeling code apply in transformers 5, and the rule is recorded in words:
 
-- ``layer_types`` when absent: Gemma 2 and gpt-oss alternate sliding and full layers
-  (every 2nd full), Gemma 3 makes every 6th layer full and Cohere2 every 4th
-  (``sliding_window_pattern`` overrides); Qwen2/Qwen3 slide from ``max_window_layers`` on
-  when ``use_sliding_window``; Llama 4 chunks its RoPE layers (``attention_chunk_size``,
-  8192); any other family with a ``sliding_window`` slides in every layer (unless
-  ``use_sliding_window`` is false).
+- attention per layer and its window: ``window_rules`` (``layer_types``, ``sliding_window``,
+  the Qwen switches, chunked attention); the legacy type ``attention`` reads as
+  ``full_attention``, as transformers remaps it.
 - RoPE per layer: the layer type's own block when ``rope_parameters`` has one per type;
-  ``no_rope_layers`` (1 = RoPE), filled every ``no_rope_layer_interval``-th layer (4) for
-  SmolLM3 and Llama 4; Cohere2 rotates only its sliding-window layers.
+  ``no_rope_layers`` (1 = RoPE), filled every ``no_rope_layer_interval``-th layer (its class
+  default, 4) for SmolLM3 and Llama 4; Cohere2 rotates only its sliding-window layers.
 
 A layer type posemb does not model (``linear_attention``, ...) is refused, naming it.
 """
@@ -20,15 +17,14 @@ A layer type posemb does not model (``linear_attention``, ...) is refused, namin
 from __future__ import annotations
 
 from posemb_cli.core.wording import ordinal
+from posemb_cli.sources.hf_config.window_rules import attention_types, window
 from posemb_cli.sources.model.fields import Fields
 from posemb_cli.sources.model.reading import SHARED_SET, LayerRecord
 
 ATTENTION_TYPES = ("full_attention", "sliding_attention", "chunked_attention")
-_PATTERNS = {"gemma2": 2, "gpt_oss": 2, "gemma3": 6, "gemma3_text": 6, "cohere2": 4}  # every Nth layer is full
-_NO_ROPE_INTERVAL = {"smollm3": 4, "llama4": 4, "llama4_text": 4}  # no_rope_layers filled when absent
+_NO_ROPE_FROM_INTERVAL = frozenset({"smollm3", "llama4", "llama4_text"})  # no_rope_layers filled when absent
 _ROPE_ONLY_SLIDING = {"cohere2"}
-_CHUNKED = {"llama4", "llama4_text"}
-_CHUNK_DEFAULT = 8192
+_LEGACY_TYPES = {"attention": "full_attention"}  # transformers' remap_legacy_layer_types
 
 __all__ = ["ATTENTION_TYPES", "layer_count", "layer_records"]
 
@@ -53,52 +49,12 @@ def _no_rope(model: Fields, model_type: str, count: int, rules: list[str]) -> li
             raise model.fail("no_rope_layers", f"must be a list of 0 (no RoPE) and 1 (RoPE), one per layer "
                                                f"({count} layers)")
         return [int(v) for v in listed]
-    if model_type not in _NO_ROPE_INTERVAL and not model.has("no_rope_layer_interval"):
+    if model_type not in _NO_ROPE_FROM_INTERVAL and not model.has("no_rope_layer_interval"):
         return None
-    step = model.number("no_rope_layer_interval", integer=True, default=_NO_ROPE_INTERVAL.get(model_type))
-    given = model.has("no_rope_layer_interval")
-    rules.append(f"no_rope_layers {'from no_rope_layer_interval' if given else 'absent'}: transformers' "
-                 f"{model_type} config leaves RoPE out of every {ordinal(step)} layer")
+    step = model.number("no_rope_layer_interval", integer=True)
+    rules.append(f"no_rope_layers absent: transformers' {model_type or 'the'} config leaves RoPE out of every "
+                 f"{ordinal(step)} layer (no_rope_layer_interval {step})")
     return [int((i + 1) % step != 0) for i in range(count)]
-
-
-def _default_types(model: Fields, model_type: str, count: int, rotates: list[int] | None,
-                   rules: list[str]) -> list[str]:
-    values = model.values
-    if model_type in _PATTERNS:
-        pattern = model.number("sliding_window_pattern", integer=True, default=_PATTERNS[model_type])
-        rules.append(f"layer_types absent: transformers' {model_type} config makes every {ordinal(pattern)} layer full "
-                     f"attention and the others sliding (sliding_window_pattern {pattern})")
-        return ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(count)]
-    if model_type in _CHUNKED and rotates is not None:
-        if values.get("attention_chunk_size", _CHUNK_DEFAULT) is None:
-            return ["full_attention"] * count
-        rules.append(f"layer_types absent: transformers' {model_type} config chunks the attention of its RoPE "
-                     "layers (attention_chunk_size) and gives its layers without RoPE full attention")
-        return ["chunked_attention" if uses else "full_attention" for uses in rotates]
-    window = values.get("sliding_window")
-    if window is None or values.get("use_sliding_window") is False:
-        return ["full_attention"] * count
-    if "max_window_layers" in values or "use_sliding_window" in values:  # Qwen's switch: off unless set true
-        if values.get("use_sliding_window") is not True:
-            return ["full_attention"] * count
-        first = model.number("max_window_layers", integer=True, positive=False, default=0)
-        if model_type == "smollm3" and rotates is not None:
-            rules.append("layer_types absent: transformers' smollm3 config slides the layers without RoPE")
-            return ["sliding_attention" if not uses else "full_attention" for uses in rotates]
-        rules.append(f"layer_types absent: transformers' {model_type} config slides layers {first} and up "
-                     "(use_sliding_window, max_window_layers)")
-        return ["sliding_attention" if i >= first else "full_attention" for i in range(count)]
-    rules.append(f"layer_types absent: transformers' {model_type} attention masks every layer to sliding_window")
-    return ["sliding_attention"] * count
-
-
-def _window(model: Fields, attention: str) -> int | None:
-    if attention == "sliding_attention":
-        return model.optional("sliding_window", integer=True)
-    if attention == "chunked_attention":
-        return model.number("attention_chunk_size", integer=True, default=_CHUNK_DEFAULT)
-    return None
 
 
 def layer_records(model: Fields, model_type: str | None, count: int, set_names: list[str],
@@ -114,11 +70,14 @@ def layer_records(model: Fields, model_type: str | None, count: int, set_names: 
     rules: list[str] = []
     family = (model_type or "").lower() if family_rules else ""
     rotates = _no_rope(model, family, count, rules)
-    types = model.values.get("layer_types")
-    if types is None:
-        types = _default_types(model, family, count, rotates, rules)
-    elif not (isinstance(types, list) and len(types) == count and all(isinstance(t, str) for t in types)):
+    listed = attention_types(model, family, count, rotates, rules)
+    if not (isinstance(listed, list) and len(listed) == count and all(isinstance(t, str) for t in listed)):
         raise model.fail("layer_types", f"must list one layer type per layer ({count} layers)")
+    legacy = sorted({t for t in listed if t in _LEGACY_TYPES})
+    if legacy:
+        rules.append(f"layer_types {', '.join(map(repr, legacy))}: transformers reads "
+                     f"{', '.join(repr(_LEGACY_TYPES[t]) for t in legacy)}")
+    types = [str(_LEGACY_TYPES.get(t, t)) for t in listed]
     unknown = sorted({t for t in types if t not in ATTENTION_TYPES})
     if unknown:
         raise model.fail("layer_types", f"holds {unknown[0]!r}, a layer type posemb does not model "
@@ -139,6 +98,6 @@ def layer_records(model: Fields, model_type: str | None, count: int, set_names: 
             rope_set = SHARED_SET
         if rotates is not None and not rotates[index]:
             rope_set = None
-        records.append(LayerRecord(index, "rope" if rope_set else "none", rope_set, _window(model, attention),
+        records.append(LayerRecord(index, "rope" if rope_set else "none", rope_set, window(model, family, attention),
                                    attention))
     return records, rules

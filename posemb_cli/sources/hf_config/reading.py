@@ -1,9 +1,11 @@
 """A Hugging Face ``config.json`` object -> the model's reading (``ModelReading``), as transformers 5 reads it.
 
 Width, vocabulary, layers and attention shape from the text model's fields (a
-multimodal file's ``text_config``); for RoPE, each set's base, rotary width and
-scaling (``sources.rope_parameters``, one set per layer type where the file gives
-one) and each layer's record (``sources.layer_rules``). A GGUF file comes here too,
+multimodal file's ``text_config``), each field the file leaves out taken from the
+family's config class as transformers takes it (``sources.hf_config.class_defaults``);
+for RoPE, each set's base, rotary width and scaling (``sources.rope_parameters``, one
+set per layer type where the file gives one) and each layer's record
+(``sources.layer_rules``). A GGUF file comes here too,
 after ``sources.gguf_reading`` has turned its metadata into these fields and made
 every per-layer fact explicit with llama.cpp's rules.
 
@@ -19,10 +21,11 @@ from typing import Any
 
 from posemb_cli.errors import PosembError
 from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
+from posemb_cli.sources.hf_config.class_defaults import with_class_defaults
 from posemb_cli.sources.hf_config.layer_rules import layer_count, layer_records
 from posemb_cli.sources.hf_config.rope_blocks import rope_blocks
 from posemb_cli.sources.hf_config.rope_parameters import read_rope_block
-from posemb_cli.sources.model.families import HEAD_FIELDS, INTERLEAVED_FAMILIES, ROPE_INTERLEAVE_DEFAULTS, WIDTH_FIELDS
+from posemb_cli.sources.model.families import HEAD_FIELDS, INTERLEAVED_FAMILIES, WIDTH_FIELDS
 from posemb_cli.sources.model.fields import Fields
 from posemb_cli.sources.model.kind import ModelKind, classify_config, first_field
 from posemb_cli.sources.model.reading import SHARED_SET, LayerRecord, ModelReading, RopeSet
@@ -31,7 +34,7 @@ _POSITION_OF_KIND = {"learned": "table", "sinusoidal": "table", "alibi": "alibi"
                      "relative_embeddings": "relative_embeddings", "none": "none"}
 _KV_FIELDS = ("num_key_value_heads", "num_kv_heads", "n_head_kv")
 
-__all__ = ["read_config", "text_fields"]
+__all__ = ["read_config", "text_family", "text_fields"]
 
 
 def text_fields(path: str, top: dict) -> Fields:
@@ -40,6 +43,14 @@ def text_fields(path: str, top: dict) -> Fields:
     if "hidden_size" not in top and "head_dim" not in top and isinstance(nested, dict):
         return Fields(path, nested, "text_config.")
     return Fields(path, top)
+
+
+def text_family(top: dict, model: Fields) -> str | None:
+    """The text model's family: ``text_config``'s own ``model_type`` where it names one, else the file's."""
+    for source in (model.values, top) if model.prefix else (top,):
+        if isinstance(source.get("model_type"), str):
+            return source["model_type"]
+    return None
 
 
 def _head(model: Fields) -> tuple[int, int, tuple[str, int] | None]:
@@ -103,12 +114,10 @@ def _layer_notes(records: list[LayerRecord], model: Fields) -> dict:
 
 
 def _layout(model: Fields, model_type: str | None, rules: list[str]) -> str:
-    """How a head's features pair: the file's ``rope_interleave``, else the family's modeling code."""
+    """How a head's features pair: ``rope_interleave`` (the file's or its class default), else the family's modeling
+    code."""
     family = (model_type or "").lower()
     interleave = model.values.get("rope_interleave")
-    if interleave is None and family in ROPE_INTERLEAVE_DEFAULTS:
-        interleave = ROPE_INTERLEAVE_DEFAULTS[family]
-        rules.append(f"rope_interleave absent: transformers' {family} config defaults it to {interleave}")
     if interleave is None and family in INTERLEAVED_FAMILIES:
         rules.append(f"transformers' {family} modeling pairs feature 2i with 2i + 1 (interleaved)")
         return "interleaved"
@@ -131,7 +140,9 @@ def _rope(model: Fields, file_format: str, model_type: str | None, count: int | 
             read = read_rope_block(
                 model, block, head_dim=head_dim, max_ctx=max_ctx, fixed_rotary=fixed,
                 top_original=top_original if layer_type is None else None,
-                head_field="head_dim" if model.has("head_dim") else "hidden_size / num_attention_heads")
+                head_field="head_dim" if model.has("head_dim") else "hidden_size / num_attention_heads",
+                family=model_type if family_rules else None)
+            rules += [rule for rule in read.rules if rule not in rules]
             notes = {"format": file_format, "max_position_embeddings_in_file": max_ctx, **read.notes,
                      **_mrope(block, read.rotary_dim)}
         except PosembError as exc:
@@ -142,7 +153,7 @@ def _rope(model: Fields, file_format: str, model_type: str | None, count: int | 
         sets.append(RopeSet(name=layer_type or SHARED_SET, base=read.base, rotary_dim=read.rotary_dim,
                             head_dim=head_dim, scaling=read.scaling, ctx=read.ctx, layout=layout,
                             rope_type=read.rope_type, decided_by=read.base_from, notes=notes, block=block,
-                            base_defaulted=read.base_from.startswith("no rope_theta")))
+                            base_defaulted=read.base_defaulted))
     if not sets and not lenient:
         raise model.fail("rope_parameters", "gives no layer type a RoPE block: nothing to analyse")
     records: list[LayerRecord] = []
@@ -171,6 +182,8 @@ def read_config(file: str, top: dict, *, flag: str = "--config", file_format: st
     kind = kind or classify_config(top, file, flag)
     model = text_fields(file, top)
     model_type = top.get("model_type") if isinstance(top.get("model_type"), str) else None
+    model, defaulted = with_class_defaults(model, text_family(top, model)) if family_rules else (model, [])
+    rules = (*rules, *defaulted)
     problems: list[str] = []
     hidden = _positive(model, WIDTH_FIELDS)
     vocab = model.values.get("vocab_size", top.get("vocab_size"))

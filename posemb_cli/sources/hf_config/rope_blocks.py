@@ -10,10 +10,12 @@ does this module, saying which rule it used.
 
 from __future__ import annotations
 
+from posemb_cli.sources.hf_config.class_defaults import CLASS_DEFAULTS
 from posemb_cli.sources.model.fields import Fields
 
 _GEMMA3 = ("gemma3", "gemma3_text")
-_GEMMA3_BASES = {"full_attention": ("rope_theta", 1_000_000.0), "sliding_attention": ("rope_local_base_freq", 10_000.0)}
+_GEMMA3_CLASS = CLASS_DEFAULTS["gemma3_text"]
+_GEMMA3_BASE_FIELDS = {"full_attention": "rope_theta", "sliding_attention": "rope_local_base_freq"}
 
 __all__ = ["rope_blocks"]
 
@@ -43,17 +45,19 @@ def _gemma3(model: Fields, name: str, block: dict) -> tuple[list[tuple[str, Fiel
         rules.append(f"{model.prefix}{name} holds one block: transformers' Gemma3TextConfig applies it to "
                      "full_attention layers only")
     out: list[tuple[str, Fields | None]] = []
-    for layer_type in dict.fromkeys([*per_type, *_GEMMA3_BASES]):  # the file's order, then what it lacks
-        if layer_type not in _GEMMA3_BASES:
+    bases = _GEMMA3_CLASS.rope_theta
+    assert isinstance(bases, dict)  # one default base per layer type
+    for layer_type in dict.fromkeys([*per_type, *_GEMMA3_BASE_FIELDS]):  # the file's order, then what it lacks
+        if layer_type not in _GEMMA3_BASE_FIELDS:
             raise model.fail(f"{name}.{layer_type}", "is not a Gemma 3 layer type (full_attention, sliding_attention)")
-        legacy, default = _GEMMA3_BASES[layer_type]
+        legacy, default = _GEMMA3_BASE_FIELDS[layer_type], bases[layer_type]
         sub = dict(per_type.get(layer_type) or {"rope_type": "default"})
         prefix = f"{model.prefix}{name}.{layer_type}." if _per_type(block) else f"{model.prefix}{name}."
         if "rope_theta" not in sub:
             given = model.optional(legacy)
             sub["rope_theta"] = given if given is not None else default
             rules.append(f"{layer_type} base from {model.prefix}{legacy}" if given is not None else
-                         f"no {layer_type} base in the file: transformers' Gemma3TextConfig default {default:,.0f}")
+                         f"no {layer_type} base in the file: transformers' {_GEMMA3_CLASS.name} default {default:,.0f}")
         out.append((layer_type, Fields(model.path, sub, prefix)))
     return out, rules
 

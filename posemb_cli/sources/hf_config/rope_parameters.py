@@ -5,8 +5,10 @@ or the older ``rope_scaling`` beside a top-level ``rope_theta``. Values are
 resolved as transformers resolves them: the block's own ``rope_theta`` and
 ``partial_rotary_factor`` first, then the top level's (``rotary_emb_base`` and
 ``rotary_pct`` are GPT-NeoX's names), then 10000 and 1. ``rope_type`` (or the
-older ``type``) picks the formula of ``core.schemes.rope_scaling``; every key
-the block holds must be one posemb models, or the run is refused naming it.
+older ``type``; ``rope_type`` wins where both are given, and Phi-3's config class
+reads "su" and "yarn" as "longrope") picks the formula of ``core.schemes.rope_scaling``;
+every key the block holds must be one posemb models, or the run is refused naming it.
+A base the file does not give is the family's config-class default (``class_defaults``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 
 from posemb_cli.core.schemes.rope_scaling import RopeScaling
 from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
+from posemb_cli.sources.hf_config.class_defaults import class_defaults
 from posemb_cli.sources.model.fields import Fields, config_error
 
 # rope_type in the file -> the scaling kind of core/schemes/rope_scaling.py
@@ -32,8 +35,38 @@ _KEYS = {
     "freq_factors": {"freq_factors"},
 }
 _COMMON = {"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved"}
+# Types a family's config class renames after reading the block: transformers' Phi3Config (and Phi4MultimodalConfig)
+# read the names its first Phi-3 files used ("su", then "yarn") as "longrope".
+FAMILY_TYPE_ALIASES = {family: {"su": "longrope", "yarn": "longrope"} for family in ("phi3", "phi4_multimodal")}
+_GENERIC_BASE = 10000.0  # RotaryEmbeddingConfigMixin.default_theta
+_SAME_TYPE = (("mrope", "default"), ("default", "mrope"))  # (type, rope_type) transformers computes alike
 
-__all__ = ["ROPE_TYPES", "RopeBlock", "read_rope_block"]
+__all__ = ["FAMILY_TYPE_ALIASES", "ROPE_TYPES", "RopeBlock", "read_rope_block", "resolved_rope_type"]
+
+
+def resolved_rope_type(values: dict, family: str | None, label: str = "") -> tuple[object, list[str]]:
+    """The rope type transformers computes a block with, and the rules that made it differ from the file's words.
+
+    transformers sets ``rope_type`` from the older ``type`` only where ``rope_type`` is absent, then lets a family's
+    config class rename it (``FAMILY_TYPE_ALIASES``).
+
+    Args:
+        values: the block's raw keys. family: the config's ``model_type``. label: the block's prefix, for the rules.
+    """
+    rules: list[str] = []
+    if "rope_type" in values:
+        named = values["rope_type"]
+        legacy = values.get("type")
+        if "type" in values and legacy != named and (legacy, named) not in _SAME_TYPE:
+            rules.append(f"{label}type {legacy!r} ignored: transformers reads rope_type {named!r} where both are given")
+    else:
+        named = values.get("type", "default")
+    alias = FAMILY_TYPE_ALIASES.get((family or "").lower(), {}).get(named) if isinstance(named, str) else None
+    if alias is not None:
+        rules.append(f"{label}{'rope_type' if 'rope_type' in values else 'type'} {named!r}: transformers' "
+                     f"{family} config reads it as {alias!r}")
+        return alias, rules
+    return named, rules
 
 
 @dataclass(frozen=True)
@@ -46,6 +79,8 @@ class RopeBlock:
         ctx: the context analysed: the extended one for dynamic, yarn and llama3.
         notes: extra entries for the JSON ``source`` object.
         base_from: the field that gave the base, or the default that did.
+        base_defaulted: no field gave the base and no family default did: transformers' generic 10000.
+        rules: how the type was resolved where the file's words differ from what transformers computes.
     """
 
     rope_type: str
@@ -55,6 +90,8 @@ class RopeBlock:
     ctx: int
     notes: dict = field(default_factory=dict)
     base_from: str = ""
+    base_defaulted: bool = False
+    rules: tuple[str, ...] = ()
 
 
 def _rotary_dim(model: Fields, block: Fields, head_dim: int, fixed: tuple[str, int] | None, kind: str) -> tuple:
@@ -75,7 +112,7 @@ def _rotary_dim(model: Fields, block: Fields, head_dim: int, fixed: tuple[str, i
 
 def read_rope_block(
     model: Fields, block: Fields, *, head_dim: int, max_ctx: int, fixed_rotary: tuple[str, int] | None = None,
-    top_original: int | None = None, head_field: str = "head_dim",
+    top_original: int | None = None, head_field: str = "head_dim", family: str | None = None,
 ) -> RopeBlock:
     """Read one block.
 
@@ -87,13 +124,13 @@ def read_rope_block(
         fixed_rotary: (field, width) where the rotary width is given outright (qk_rope_head_dim, rotary_dim).
         top_original: a top-level ``original_max_position_embeddings`` (Phi-3 keeps it there; it wins).
         head_field: the field that set ``head_dim``, named when an odd head cannot rotate.
+        family: the config's ``model_type``: its class's type aliases and default base apply.
     """
     values = block.values
-    rope_type = values.get("rope_type", values.get("type", "default"))
-    if "rope_type" in values and "type" in values and values["type"] != values["rope_type"]:
-        raise block.fail("type", f"{values['type']!r} conflicts with rope_type {values['rope_type']!r}")
-    if rope_type not in ROPE_TYPES:
-        raise block.fail("rope_type", f"{rope_type!r} is not supported; known: {', '.join(ROPE_TYPES)}")
+    rope_type, type_rules = resolved_rope_type(values, family, block.prefix)
+    if not isinstance(rope_type, str) or rope_type not in ROPE_TYPES:
+        named = "rope_type" if "rope_type" in values or "type" not in values else "type"
+        raise block.fail(named, f"{rope_type!r} is not supported; known: {', '.join(ROPE_TYPES)}")
     kind = ROPE_TYPES[rope_type]
     unknown = sorted(set(values) - _COMMON - _KEYS[kind])
     if unknown:
@@ -101,11 +138,15 @@ def read_rope_block(
                                      f"{', '.join(sorted(_KEYS[kind] | {'rope_theta', 'partial_rotary_factor'}))})")
     theta_name = next((n for n in ("rope_theta", "rotary_emb_base") if model.has(n)), "rope_theta")
     theta_source = block if block.has("rope_theta") else model
-    base = theta_source.number(theta_name if theta_source is model else "rope_theta", default=10000.0)
+    defaults = class_defaults(family)
+    default = defaults.rope_theta if defaults is not None and isinstance(defaults.rope_theta, float) else _GENERIC_BASE
+    base = theta_source.number(theta_name if theta_source is model else "rope_theta", default=default)
     if base <= 1:
         raise theta_source.fail(theta_name if theta_source is model else "rope_theta", f"must be above 1, got {base!r}")
+    given = block.has("rope_theta") or model.has(theta_name)
     base_from = (block.prefix + "rope_theta" if block.has("rope_theta") else model.prefix + theta_name
-                 if model.has(theta_name) else "no rope_theta: transformers' default 10000")
+                 if model.has(theta_name) else f"no rope_theta: transformers' {defaults.name if defaults else ''}"
+                 f"{' ' if defaults else ''}default {default:g}")
     rotary_dim, exponent_dim, rotary_field = _rotary_dim(model, block, head_dim, fixed_rotary, kind)
     if rotary_dim < 2 or rotary_dim % 2:
         if rotary_field == "head_dim":  # the whole head rotates: name the field that set its size
@@ -113,14 +154,20 @@ def read_rope_block(
                                          "at least 2")
         raise config_error(model.path, rotary_field, f"gives {rotary_dim} rotary features of {head_dim}: "
                                                       "RoPE rotates feature pairs, so need an even number, at least 2")
-    notes: dict = {"rope_type_in_file": rope_type}
+    notes: dict = {"rope_type_in_file": values.get("rope_type", values.get("type", "default"))}
+    defaulted = not given and default == _GENERIC_BASE
     if kind == "none":
-        return RopeBlock(rope_type, base, rotary_dim, RopeScaling(), max_ctx, notes, base_from)
+        return RopeBlock(rope_type, base, rotary_dim, RopeScaling(), max_ctx, notes, base_from, defaulted,
+                         tuple(type_rules))
     scaling, ctx = _scaling(block, kind, rotary_dim, exponent_dim, max_ctx, top_original, notes)
+    if top_original is not None and kind in ("yarn", "longrope", "llama3"):
+        type_rules.append(f"original_max_position_embeddings {top_original} from {model.prefix}"
+                          "original_max_position_embeddings: transformers puts the config's own value in the rope "
+                          "block, ahead of the block's")
     if ctx > MAX_COUNT:  # the factor stretches the context past any count posemb takes
         raise block.fail("factor", f"{scaling.factor!r} stretches the context to {ctx} positions; "
                                    f"at most {MAX_COUNT_TEXT} are allowed")
-    return RopeBlock(rope_type, base, rotary_dim, scaling, ctx, notes, base_from)
+    return RopeBlock(rope_type, base, rotary_dim, scaling, ctx, notes, base_from, defaulted, tuple(type_rules))
 
 
 def _scaling(block: Fields, kind: str, rotary_dim: int, exponent_dim, max_ctx: int, top_original, notes: dict):

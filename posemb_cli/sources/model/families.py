@@ -27,12 +27,11 @@ ROPE_FAMILIES = frozenset({
 })
 # RoPE families whose modeling code pairs feature 2i with 2i + 1 (interleaved) rather than i with i + d/2 (half):
 # their rotate_half takes x[..., 0::2], or they view pairs as complex numbers. DeepSeek-V3 has a field for it,
-# rope_interleave, which its config class sets true unless told otherwise.
+# rope_interleave, which its config class sets true unless told otherwise (sources/hf_config/class_defaults.py).
 INTERLEAVED_FAMILIES = frozenset({
     "cohere", "cohere2", "cohere2_moe", "glm", "glm4", "glm4v", "glm4v_text", "ernie4_5", "ernie4_5_moe", "helium",
     "llama4", "llama4_text", "gptj", "codegen", "deepseek_v2", "moonshine",
 })
-ROPE_INTERLEAVE_DEFAULTS = {"deepseek_v3": True}
 ALIBI_FAMILIES = frozenset({"bloom", "mpt"})
 RELATIVE_BIAS_FAMILIES = frozenset({"t5", "mt5", "umt5", "longt5", "switch_transformers"})
 RELATIVE_EMBEDDING_FAMILIES = frozenset({"deberta", "deberta-v2"})
