@@ -13,6 +13,7 @@ RULES = {
     "rope-base-bound": "The RoPE base's context bound (Men et al. 2024) covers the distances its layers attend",
     "low-precision-positions": "Positions held in the model's 16-bit dtype stay distinct over its context",
     "unknown-rope-type": "The rope type is one a loader computes",
+    "rope-type-conflict": "A rope block's older type names the same formula as its rope_type",
     "unknown-field": "Every key of the rope block is read by a loader of its rope type",
     "missing-field": "The rope block has every key its rope type needs",
     "factor-below-one": "The scaling factor is a number, 1 or more",
