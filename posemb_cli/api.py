@@ -229,13 +229,21 @@ def extend(path: str, *, to: int, **flags: Unpack[ExtendFlags]) -> ExtendReport:
     """``posemb extend``: which RoPE scaling, which factor, to run a model at ``to`` positions.
 
     ``path`` is a config.json, a model directory, a .gguf file, or a weights file with its config.json beside it;
-    ``scalings`` (a list, or the CLI's comma string) picks the candidates.
+    ``scalings`` (a list, or the CLI's comma string) picks the candidates. ``text`` (a file, or a list of files)
+    or ``ids`` (a file) measures each candidate on the model at ``to`` tokens (the ``measure`` extra), with
+    ``device`` and ``dtype``; the report then holds the measurement beside the prediction.
     """
     import dataclasses
 
+    from posemb_cli.run.commands import Flags
     from posemb_cli.run.commands.extend import extend_command
 
-    chosen = _flags("extend", {**flags, "model": path, "to": to})
+    given: dict[str, Any] = dict(flags)
+    text = given.pop("text", None)
+    chosen = _flags("extend", {**given, "model": path, "to": to})
+    if text is not None:  # a list of files stays a list (a comma may be part of a file's name)
+        files = [text] if isinstance(text, str) else [str(one) for one in text]
+        chosen = Flags(values={**chosen.values, "text": files}, typed={**chosen.typed, "text": files})
     _check_plot(chosen)
     report = dataclasses.replace(public(extend_command(chosen)), pictures=not chosen["no_plot"])
     _plot(chosen, report)

@@ -103,6 +103,10 @@ class HeadsFlags(TypedDict, total=False):
 class ExtendFlags(TypedDict, total=False):
     scalings: str | list[str] | None
     factor: float | None
+    text: str | list[str] | None
+    ids: str | None
+    device: str
+    dtype: str
     top: int
     no_plot: bool
     plot: str | None

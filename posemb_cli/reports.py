@@ -147,7 +147,9 @@ class HeadsReport(heads_report.HeadsReport, _Shown):
 class ExtendReport(extend_report.ExtendReport, _Shown):
     """``posemb extend``: candidate RoPE scalings for a model at a target length, ranked, and the block to paste.
 
-    ``pictures``: whether the terminal form draws the pair strips (the CLI's ``--no-plot``).
+    With ``text=`` or ``ids=``, ``measurement`` holds each candidate measured on the model (``runtime.MeasuredRun``:
+    ``measurement.measured("yarn").losses`` are its per-position losses) beside the predicted ranking.
+    ``pictures``: whether the terminal form draws the pair strips and loss curves (the CLI's ``--no-plot``).
     """
 
     pictures: bool = True
@@ -158,7 +160,8 @@ class ExtendReport(extend_report.ExtendReport, _Shown):
         return render_extend(self, pictures=self.pictures)
 
     def plot(self):
-        """The figure ``--plot`` writes: per extended set, each candidate's compression per pair and class shares."""
+        """The figure ``--plot`` writes: per extended set, each candidate's compression per pair and class shares;
+        measured, the loss curves."""
         from posemb_cli.render.extend_plot import extend_figure
         from posemb_cli.render.plot import check_matplotlib
 

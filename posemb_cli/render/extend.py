@@ -1,5 +1,6 @@
 """`posemb extend` for people: the model, each RoPE set as trained with its pairs' classes per candidate, the
-candidates ranked under the stated rule, the heads most at risk, and the recommended block; computes nothing new."""
+candidates ranked under the stated rule (measured on the model beside it, with --text or --ids: ``extend_measured``),
+the heads most at risk, and the recommended block; computes nothing new."""
 
 from __future__ import annotations
 
@@ -116,7 +117,13 @@ def render_extend(report: ExtendReport, *, pictures: bool = True) -> Group:
     for one in report.sets:
         parts += [Text(""), _set(one, pictures=pictures)]
     parts += [Text(""), Fitted(lambda: _ranking(report)), Text(f"Rule: {report.rule}.", style="dim")]
+    if report.measurement is not None:
+        from posemb_cli.render.extend_measured import measured_part
+
+        parts += [Text(""), measured_part(report, pictures=pictures)]
     if any(found.at_risk for one in report.sets for found in one.candidates):
+        if report.measurement is not None:
+            parts.append(Text(""))
         parts.append(Fitted(lambda: _at_risk(report)))
         sentence = _sentence(report)
         if sentence is not None:

@@ -1,6 +1,7 @@
 """``posemb extend --plot FILE.png|FILE.svg``: per RoPE set that needs extension, each candidate's compression
 θ / θ' against the pair (extrapolated pairs marked), with the critical pair and, weighted by heads, the
-mean pair share of the set's heads."""
+mean pair share of the set's heads; measured (--text or --ids), one loss curve per candidate below them: the
+report's bucket means over [0, L), the trained length T marked."""
 
 from __future__ import annotations
 
@@ -38,16 +39,38 @@ def _share_axes(axes, one: ExtendSet) -> None:
     axes.legend(fontsize=7)
 
 
+def _loss_axes(axes, report: ExtendReport) -> None:
+    run = report.measurement
+    assert run is not None
+    predicted = {one.scaling: one.rank for one in report.candidates}
+    for rank, name in enumerate(run.ranking, start=1):
+        profile = run.measured(name).profile
+        edges = [bucket.start for bucket in profile.buckets] + [profile.buckets[-1].stop]
+        axes.stairs([bucket.mean_loss for bucket in profile.buckets], edges, linewidth=1.5,
+                    label=f"{name}: mean {profile.mean_loss:.3f} (measured #{rank}, predicted #{predicted[name]})")
+    axes.axvline(run.trained_length, color="black", linestyle="--", linewidth=0.8)
+    axes.set_xlim(0, run.length)
+    axes.set_title(f"measured: next-token loss by position, bucket means over {run.length:,} tokens "
+                   f"(dashed: trained length {run.trained_length:,})", fontsize=9)
+    axes.set_xlabel("position")
+    axes.set_ylabel("loss (nats)")
+    axes.legend(fontsize=7)
+
+
 def extend_figure(report: ExtendReport):
     """The report's figure as a matplotlib ``Figure`` (no pyplot state)."""
     from matplotlib.figure import Figure
 
     shown = [one for one in report.sets if one.candidates]
-    figure = Figure(figsize=(12.0, 4.0 * max(len(shown), 1)), layout="constrained")
-    grid = figure.subplots(max(len(shown), 1), 2, squeeze=False)
+    rows = max(len(shown), 1)
+    measured = report.measurement is not None
+    figure = Figure(figsize=(12.0, 4.0 * (rows + measured)), layout="constrained")
+    grid = figure.add_gridspec(rows + measured, 2)
     for row, one in enumerate(shown):
-        _set_axes(grid[row][0], one)
-        _share_axes(grid[row][1], one)
+        _set_axes(figure.add_subplot(grid[row, 0]), one)
+        _share_axes(figure.add_subplot(grid[row, 1]), one)
+    if measured:
+        _loss_axes(figure.add_subplot(grid[rows, :]), report)
     figure.suptitle(f"posemb extend  {report.source['model']} to {report.to:,}")
     return figure
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from posemb_cli.run.extend_trained import TrainedSet
     from posemb_cli.run.extend_weights import SetWeights
     from posemb_cli.sources.model.reading import ModelReading
+    from posemb_cli.sources.naming.model_file import ModelFile
 
 FLAG = "MODEL"
 
@@ -128,13 +129,14 @@ def _weights(reading: ModelReading, tensors, model: str, trained: list[TrainedSe
 
 
 def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor: float | None = None, top: int = 3,
-               progress: Progress | None = None) -> ExtendReport:
+               progress: Progress | None = None, named: ModelFile | None = None) -> ExtendReport:
     """Rank the candidate scalings of ``model`` at ``to`` positions and recommend the first.
 
     Args:
         model: a config.json, a model directory, a .gguf file, or a weights file with its config.json beside it.
         to: the target length L. scalings: the candidates (default: every one that applies). factor: the factor
             every candidate takes (default: the one that reaches L). top: heads listed as most at risk.
+        named: ``model`` already resolved (``sources.naming.model_file``); None: resolved here.
     """
     from posemb_cli.run.extend_candidates import candidate_spec
     from posemb_cli.run.extend_evidence import fine_tuning
@@ -145,7 +147,7 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
 
     progress = or_silent(progress)
     progress.stage("reading the model")
-    named = model_file(model, FLAG)
+    named = model_file(model, FLAG) if named is None else named
     reading, tensors = open_model(named, FLAG)
     trained = trained_sets(reading, to, FLAG) if reading.kind.kind == "rope" else []
     _refuse_target(model, reading, trained, to)

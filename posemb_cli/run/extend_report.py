@@ -2,14 +2,20 @@
 the heads' shares on each class, the candidates ranked, and the recommended block.
 
 The JSON form is ``posemb.extend/1`` (docs/json-contract.md); the terminal renderer and the figure read the
-same objects. No torch here.
+same objects. With ``--text`` or ``--ids`` the report also holds the runtime's measurement of every candidate
+(``measurement``): each candidate's JSON object gains ``measured``, the ranking an ``agreement`` beside it, and
+the document a ``measurement`` object (the rest of ``runtime.MeasuredRun.to_dict()``). No torch here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from posemb_cli.sources.model.reading import Attends
+
+if TYPE_CHECKING:
+    from posemb_cli.runtime import MeasuredRun
 
 EXTEND_SCHEMA = "posemb.extend/1"
 
@@ -175,16 +181,26 @@ class ExtendReport:
     candidates: list[Candidate]
     rule: str
     recommendation: dict
+    measurement: MeasuredRun | None = None
 
     @property
     def ranking(self) -> list[Candidate]:
         return sorted(self.candidates, key=lambda one: one.rank)
 
     def to_dict(self) -> dict:
-        return {"schema": EXTEND_SCHEMA, "source": self.source, "model": self.model, "to": self.to,
-                "factor": self.factor, "scalings": self.scalings, "left_out": self.left_out,
-                "weighted_by": self.weighted_by, "weighted_note": self.weighted_note,
-                "sets": [one.to_dict() for one in self.sets],
-                "candidates": [one.to_dict() for one in self.candidates],
-                "ranking": [one.ranking_entry() for one in self.ranking], "rule": self.rule,
-                "recommendation": self.recommendation}
+        measured = None if self.measurement is None else self.measurement.to_dict()
+        candidates = [one.to_dict() for one in self.candidates]
+        if measured is not None:
+            candidates = [{**shown, "measured": measured["measured"][one.scaling]}
+                          for shown, one in zip(candidates, self.candidates, strict=True)]
+        out = {"schema": EXTEND_SCHEMA, "source": self.source, "model": self.model, "to": self.to,
+               "factor": self.factor, "scalings": self.scalings, "left_out": self.left_out,
+               "weighted_by": self.weighted_by, "weighted_note": self.weighted_note,
+               "sets": [one.to_dict() for one in self.sets], "candidates": candidates,
+               "ranking": [one.ranking_entry() for one in self.ranking]}
+        if measured is not None:
+            out["agreement"] = measured["agreement"]
+        out.update(rule=self.rule, recommendation=self.recommendation)
+        if measured is not None:
+            out["measurement"] = {key: value for key, value in measured.items() if key not in ("measured", "agreement")}
+        return out

@@ -13,7 +13,7 @@ from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
 MAX_TOP = 1000
 MAX_FACTOR = 2.0**20
 
-__all__ = ["MAX_TOP", "extend_command", "parse_scalings"]
+__all__ = ["MAX_TOP", "extend_command", "measure_inputs", "parse_scalings"]
 
 
 def parse_scalings(text: str) -> list[str]:
@@ -35,8 +35,27 @@ def _whole(name: str, value, low: int, high: int, high_text: str) -> int:
     return value
 
 
+def measure_inputs(flags: Flags) -> tuple[tuple[str, ...], str | None]:
+    """(the --text files, the --ids file): at most one of them; without either, no flag only they read."""
+    from posemb_cli.run.extend_measure import MEASURE_ONLY
+
+    given = flags["text"]
+    text = (given,) if isinstance(given, str) else tuple(str(path) for path in given or ())
+    ids = flags["ids"]
+    if flags.given("text") and not text:
+        raise PosembError("--text: give at least one UTF-8 text file")
+    if text and ids is not None:
+        raise PosembError("--text and --ids: give one of them, a UTF-8 text to tokenize or token ids")
+    unread = [f"--{name}" for name in MEASURE_ONLY if flags.given(name)]
+    if unread and not text and ids is None:
+        named = " and ".join(unread)
+        raise PosembError(f"{named} {'is' if len(unread) == 1 else 'are'} read only by the measurement on the model, "
+                          f"which --text FILE or --ids FILE asks for; give one of them or leave {named} out")
+    return text, ids
+
+
 def extend_command(flags: Flags, *, progress: Progress | None = None) -> ExtendReport:
-    from posemb_cli.run.extend import run_extend
+    from posemb_cli.run.extend import FLAG, run_extend
 
     to = _whole("to", flags["to"], 2, MAX_COUNT, MAX_COUNT_TEXT)
     top = _whole("top", flags["top"], 1, MAX_TOP, f"{MAX_TOP:,}")
@@ -53,4 +72,14 @@ def extend_command(flags: Flags, *, progress: Progress | None = None) -> ExtendR
             raise PosembError("--factor is read by no chosen scaling: none keeps the published frequencies; add "
                               "another scaling to --scalings or leave --factor out")
         factor = float(factor)
-    return run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress)
+    text, ids = measure_inputs(flags)
+    if not text and ids is None:
+        return run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress)
+    from posemb_cli.run.extend_measure import measure_candidates, open_measured
+    from posemb_cli.sources.naming.model_file import model_file
+
+    named = model_file(flags["model"], FLAG)
+    model = open_measured(named, what="--text" if text else "--ids", device=flags["device"], dtype=flags["dtype"])
+    report = run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress,
+                        named=named)
+    return measure_candidates(model, report, text=text, ids=ids, progress=progress)

@@ -1,10 +1,11 @@
 """The model's files to transformers objects: where they are, the config with a scaling set, the model, the tokenizer.
 
 A model is a directory with a config.json and safetensors weights (or that config.json named
-directly), or a .gguf file, loaded through transformers' GGUF loader
-(``from_pretrained(folder, gguf_file=...)``) for the architectures it reads; another GGUF
-architecture is refused, named. A GGUF's weights are dequantised into the dtype asked
-(``GgufConfig(dequantize=True)``): the plain dense model, on any machine, with no kernel fetched.
+directly), or a GGUF file (a .gguf, or a file that starts with GGUF's magic: an Ollama blob),
+loaded through transformers' GGUF loader (``from_pretrained(folder, gguf_file=...)``) for the
+architectures it reads; another GGUF architecture is refused, named. A GGUF's weights are
+dequantised into the dtype asked (``GgufConfig(dequantize=True)``): the plain dense model, on any
+machine, with no kernel fetched.
 Attention is PyTorch's scaled-dot-product attention (``attn_implementation="sdpa"``), which holds
 no L x L matrix on a causal window. transformers' own progress bars and notices are kept off the
 terminal while it loads; its errors become one line (exit 2).
@@ -41,7 +42,9 @@ def locate(path: str) -> ModelFiles:
     if not os.path.exists(path):
         raise PosembError(f"{path}: no such file or directory; {HINT}")
     if os.path.isfile(path):
-        if path.endswith(".gguf"):
+        from posemb_cli.sources.gguf.header import is_gguf
+
+        if is_gguf(path):  # by suffix, or by magic (an Ollama blob has no suffix)
             return ModelFiles(path, os.path.dirname(os.path.abspath(path)), os.path.basename(path))
         if os.path.basename(path) != "config.json":
             raise PosembError(f"{path}: not a model; {HINT}")
