@@ -161,7 +161,7 @@ SHORT_HELP = {
     "padding": "Show which schemes keep left-padded tokens' outputs unchanged.",
     "doctor": "Find mistakes in a model's position setup (exit 3 on an error).",
     "heads": "Show which RoPE frequencies a trained model's heads use.",
-    "extend": "Pick the RoPE scaling and factor for a model run past its context.",
+    "extend": "Pick the RoPE scaling to run a model past its trained length.",
 }
 for _name, _command in (("compare", compare), ("inspect", inspect), ("order", order), ("bench", bench),
                         ("sweep", sweep), ("schema", schema), ("precision", precision), ("padding", padding),
