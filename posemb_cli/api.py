@@ -5,6 +5,7 @@
     >>> report.to_dict()["neighbour_similarity"][0]["mean"]   # the --json document
     >>> report                                                # in Jupyter: the terminal tables
     >>> posemb.inspect_model("Llama-3.1-8B/config.json").to_dict()["layer_map"][0]
+    >>> posemb.compare(models=["meta-llama/Llama-3.1-8B"], scalings="none,yarn:4")   # from the Hugging Face cache
 
 An argument left out takes the command's default, as on the command line (``posemb
 CMD --help``). Bad arguments raise ``PosembError`` with the one line the CLI prints;
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import inspect as _signatures
-import os
 from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -50,8 +50,7 @@ if TYPE_CHECKING:
 
 __all__ = ["compare", "doctor", "extend", "heads", "inspect", "inspect_model", "order", "padding", "precision"]
 _CLI_ONLY = ("context", "json", "debug", "output_format")  # what the CLI prints, not what is computed
-_WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".gguf")
-_WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+_LISTS = ("models",)  # arguments the CLI takes as several words, not as one comma list
 
 
 def _command(name: str) -> Callable:
@@ -70,8 +69,8 @@ def _flags(name: str, given: dict[str, Any]) -> Flags:
     unknown = sorted(set(given) - set(defaults))
     if unknown:
         raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
-    given = {key: ",".join(map(str, value)) if isinstance(value, (list, tuple)) else value  # the CLI's comma lists
-             for key, value in given.items()}
+    given = {key: ",".join(map(str, value)) if isinstance(value, (list, tuple)) and key not in _LISTS
+             else value for key, value in given.items()}  # the CLI's comma lists
     given = _parsed(name, given, defaults)
     plain = {key: value.value if isinstance(value, Enum) else value for key, value in {**defaults, **given}.items()}
     return Flags(values=plain, typed=given)
@@ -157,20 +156,15 @@ def _inspect(given: dict[str, Any]) -> InspectReport:
     return report
 
 
-def _is_checkpoint(path: str) -> bool:
-    """Weights to read (a weights file, or a directory holding them); else a config to read."""
-    if os.path.isdir(path):
-        return any(os.path.isfile(os.path.join(path, name)) for name in _WEIGHT_FILES)
-    return path.lower().endswith(_WEIGHTS)
-
-
 def inspect_model(path: str, **flags: Unpack[InspectFlags]) -> InspectReport:
-    """``posemb inspect`` of a real model: a config.json, a .gguf file, a weights file or a model directory."""
-    return _inspect({**flags, "checkpoint" if _is_checkpoint(path) else "model_config": path})
+    """``posemb inspect MODEL``: a config.json, a model directory, a .gguf file, a weights file with its config.json
+    beside it, a Hugging Face id in the local cache (``org/name``, ``@revision``) or ``ollama:NAME``."""
+    return _inspect({**flags, "model": path})
 
 
 def compare(**flags: Unpack[CompareFlags]) -> CompareReport:
-    """``posemb compare``: schemes side by side on one batch (``schemes=["learned", "rope"]``)."""
+    """``posemb compare``: schemes side by side on one batch (``schemes=["learned", "rope"]``), or real models side
+    by side (``models=["a.gguf", "org/name"]``, each under each of ``scalings="none,yarn:4"``)."""
     from posemb_cli.run.commands.compare import compare_command
 
     chosen = _flags("compare", dict(flags))
@@ -202,15 +196,15 @@ def padding(**flags: Unpack[PaddingFlags]) -> PaddingReport:
 
 
 def doctor(path: str, **flags: Unpack[DoctorFlags]) -> DoctorReport:
-    """``posemb doctor``: findings about a model's position setup (a config, a .gguf, or a checkpoint)."""
+    """``posemb doctor MODEL``: findings about a model's position setup (MODEL as ``inspect_model`` takes it)."""
     from posemb_cli.run.commands.doctor import doctor_command
 
-    where = "checkpoint" if _is_checkpoint(path) and not path.lower().endswith(".gguf") else "model_config"
-    return public(doctor_command(_flags("doctor", {**flags, where: path})))
+    return public(doctor_command(_flags("doctor", {**flags, "model": path})))
 
 
 def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
-    """``posemb heads``: which RoPE frequencies a trained model's heads use (safetensors, .bin or .gguf weights).
+    """``posemb heads MODEL``: which RoPE frequencies a trained model's heads use (a model with its weights: a
+    directory, a .safetensors/.bin file, a .gguf file, a Hugging Face id in the local cache or ``ollama:NAME``).
 
     ``distances`` (a list of ints, or the CLI's comma string) chooses the kernel's distances.
     """
@@ -218,7 +212,7 @@ def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
 
     from posemb_cli.run.commands.heads import heads_command
 
-    chosen = _flags("heads", {**flags, "checkpoint": path})
+    chosen = _flags("heads", {**flags, "model": path})
     _check_plot(chosen)
     report = dataclasses.replace(public(heads_command(chosen)), pictures=not chosen["no_plot"])
     _plot(chosen, report)

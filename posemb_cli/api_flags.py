@@ -51,6 +51,7 @@ class _Checkpoint(TypedDict, total=False):
 
 
 class InspectFlags(_Lesson, _Position, _Checkpoint, total=False):
+    model: str | None
     scheme: str
     max_offset: int
     model_config: str | None
@@ -61,6 +62,8 @@ class InspectFlags(_Lesson, _Position, _Checkpoint, total=False):
 
 
 class CompareFlags(_Lesson, _Position, _Checkpoint, total=False):
+    models: list[str]
+    scalings: str | list[str] | None
     schemes: str | list[str]
     max_offset: int
     full: bool
@@ -73,12 +76,14 @@ class OrderFlags(_Lesson, _Position, total=False):
 
 
 class PaddingFlags(_Lesson, _Position, _Checkpoint, total=False):
+    model: str | None
     schemes: str | list[str]
     pad: int
     model_config: str | None
 
 
 class PrecisionFlags(_Scaling, total=False):
+    model: str | None
     scheme: str
     dtypes: str | list[str]
     ctx: int

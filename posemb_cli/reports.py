@@ -72,7 +72,7 @@ class CompareReport(report.CompareReport, _Plotted):
     """``posemb compare``: schemes side by side on one batch."""
 
     def _results(self) -> list[report.SchemeReport]:
-        return list(self.results)
+        return self.columns()
 
     def __rich__(self):
         from posemb_cli.render.documents import render_compare

@@ -45,17 +45,22 @@ CASES = [  # (API call, the CLI's arguments)
      ["padding", "--seq-len", "8", "--pad", "4", "--device", "cpu"]),
     (lambda: posemb_cli.precision(dim=32, ctx=1024), ["precision", "--dim", "32", "--ctx", "1024"]),
     (lambda: posemb_cli.inspect_model(zoo_model("llama"), max_offset=4, device="cpu", no_plot=True),
-     ["inspect", "--checkpoint", zoo_model("llama"), "--max-offset", "4", "--device", "cpu"]),
+     ["inspect", zoo_model("llama"), "--max-offset", "4", "--device", "cpu"]),
     (lambda: posemb_cli.inspect_model(zoo_model("gpt2"), max_offset=4, device="cpu", no_plot=True),
-     ["inspect", "--checkpoint", zoo_model("gpt2"), "--max-offset", "4", "--device", "cpu"]),
+     ["inspect", zoo_model("gpt2"), "--max-offset", "4", "--device", "cpu"]),
     (lambda: posemb_cli.padding(model_config=zoo_model("llama"), seq_len=8, device="cpu"),
      ["padding", "--config", zoo_model("llama"), "--seq-len", "8", "--device", "cpu"]),
-    (lambda: posemb_cli.doctor(zoo_model("llama")), ["doctor", "--checkpoint", zoo_model("llama")]),
+    (lambda: posemb_cli.padding(model=zoo_model("llama"), seq_len=8, device="cpu"),
+     ["padding", zoo_model("llama"), "--seq-len", "8", "--device", "cpu"]),
+    (lambda: posemb_cli.precision(model=zoo_model("llama")), ["precision", zoo_model("llama")]),
+    (lambda: posemb_cli.compare(models=[zoo_model("llama"), zoo_model("gpt2")], max_offset=4, device="cpu"),
+     ["compare", zoo_model("llama"), zoo_model("gpt2"), "--max-offset", "4", "--device", "cpu"]),
+    (lambda: posemb_cli.doctor(zoo_model("llama")), ["doctor", zoo_model("llama")]),
     (lambda: posemb_cli.heads(zoo_model("llama"), distances=[0, 1, 4], top=2),
-     ["heads", "--checkpoint", zoo_model("llama"), "--distances", "0,1,4", "--top", "2"]),
+     ["heads", zoo_model("llama"), "--distances", "0,1,4", "--top", "2"]),
 ]
 IDS = ["inspect-rope", "inspect-learned", "compare", "order", "padding", "precision", "model-rope", "model-table",
-       "padding-model", "doctor", "heads"]
+       "padding-config", "padding-model", "precision-model", "compare-models", "doctor", "heads"]
 
 
 @pytest.mark.parametrize("call, args", CASES, ids=IDS)
@@ -74,7 +79,7 @@ def test_the_report_is_the_commands_json_and_tables(call, args, capsys):
     (lambda: posemb_cli.padding(model_config=zoo_model("llama"), schemes="rope"),
      ["padding", "--config", zoo_model("llama"), "--schemes", "rope"]),
     (lambda: posemb_cli.precision(scheme="alibi"), ["precision", "--scheme", "alibi"]),
-    (lambda: posemb_cli.inspect_model("/no/such/config.json"), ["inspect", "--config", "/no/such/config.json"]),
+    (lambda: posemb_cli.inspect_model("/no/such/config.json"), ["inspect", "/no/such/config.json"]),
 ], ids=["bad-dim", "unread-flag", "schemes-with-model", "precision-scheme", "missing-file"])
 def test_bad_arguments_raise_the_clis_line(call, args):
     result = runner.invoke(app, args)
@@ -102,9 +107,11 @@ REFUSALS = [
     (lambda: posemb_cli.padding(pad=0), ["padding", "--pad", "0"]),
     (lambda: posemb_cli.precision(dtypes="float8"), ["precision", "--dtypes", "float8"]),
     (lambda: posemb_cli.precision(rope_scaling="llama3"), ["precision", "--rope-scaling", "llama3"]),
-    (lambda: posemb_cli.doctor("/no/such/config.json"), ["doctor", "--config", "/no/such/config.json"]),
+    (lambda: posemb_cli.doctor("/no/such/config.json"), ["doctor", "/no/such/config.json"]),
     (lambda: posemb_cli.heads(zoo_model("llama"), distances="a,b"),
-     ["heads", "--checkpoint", zoo_model("llama"), "--distances", "a,b"]),
+     ["heads", zoo_model("llama"), "--distances", "a,b"]),
+    (lambda: posemb_cli.compare(models=[zoo_model("llama")], scalings="yarn"),
+     ["compare", zoo_model("llama"), "--scalings", "yarn"]),
 ]
 
 
@@ -141,8 +148,8 @@ def test_import_stays_light():
 
 @pytest.mark.parametrize("name", ["inspect", "compare", "order", "padding", "precision", "doctor", "heads"])
 def test_every_keyword_is_a_flag_of_the_command(name):
-    """The TypedDicts that type-check API calls name exactly the command's flags (heads takes its checkpoint as
-    its first argument; doctor's first argument is a config or a checkpoint, and the other may be given too)."""
+    """The TypedDicts that type-check API calls name exactly the command's flags (doctor and heads take their MODEL
+    as their first argument; doctor's --config and --checkpoint may be given instead)."""
     import inspect as signatures
     from importlib import import_module
 
@@ -151,5 +158,5 @@ def test_every_keyword_is_a_flag_of_the_command(name):
     typed = getattr(api_flags, f"{name.capitalize()}Flags")
     keys = typed.__required_keys__ | typed.__optional_keys__
     parameters = set(signatures.signature(getattr(import_module(f"posemb_cli.cli.commands.{name}"), name)).parameters)
-    path = {"checkpoint"} if name == "heads" else set()
+    path = {"checkpoint", "model"} if name == "heads" else {"model"} if name == "doctor" else set()
     assert keys == parameters - {"context", "json", "debug", "output_format"} - path

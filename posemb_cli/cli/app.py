@@ -151,7 +151,7 @@ def _root(
 
 # One line per command for `posemb --help`, whole at 80 columns (each command's own --help has its full text).
 SHORT_HELP = {
-    "compare": "Compare positional schemes side by side on one batch.",
+    "compare": "Compare schemes, or real models and scalings, side by side.",
     "inspect": "Inspect one scheme, or a real model's position setup, in depth.",
     "order": "Show that attention without position cannot tell word order.",
     "bench": "Time the composer's forward pass against a same-size copy.",

@@ -57,6 +57,15 @@ def parse_float_list(flag: str, text: str, *, example: str = "10000,500000") -> 
     return _parse(flag, text, example, finite)
 
 
+def parse_choice_list(flag: str, text: str, allowed: tuple[str, ...], *, example: str) -> tuple[str, ...]:
+    """Split ``text`` into distinct names from ``allowed``, or raise PosembError naming ``flag``."""
+    def known(item: str) -> str:
+        if item not in allowed:
+            raise PosembError(f"{flag}: {shown(item)} is not one of {', '.join(allowed)}")
+        return item
+    return _parse(flag, text, example, known)
+
+
 def _is_float(item: str) -> bool:
     try:
         float(item)

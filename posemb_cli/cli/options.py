@@ -123,6 +123,11 @@ POSITION_FLAGS = (
          DEFAULTS.heads),
 )
 
+MODEL_HELP = ("A config.json, a model directory, a .gguf file, a .safetensors/.bin file with its config.json beside "
+              "it, a Hugging Face id in the local cache (org/name, @revision) or ollama:NAME. With weights it is read "
+              "as --checkpoint reads it, a config alone as --config.")
+ModelArgument = Annotated[str | None, typer.Argument(metavar="MODEL", show_default=False, help=MODEL_HELP)]
+
 CHECKPOINT_FLAGS = (
     Flag("checkpoint", Annotated[str | None, _option(
         "--checkpoint", panel=REAL, show_default=False, metavar="PATH",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TextIO, cast
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -37,6 +38,25 @@ def _console(stream: TextIO, *, stderr: bool) -> Console:
 def write_json(text: str) -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
+
+
+def emit(report: Any, as_json: bool, render: str = "", **options: Any) -> None:
+    """Print a command's result: its JSON document (one line) under ``--json``, else its rendering for people.
+
+    Args:
+        report: the run's report (``to_dict()`` is the document), or what ``render`` draws.
+        render: ``MODULE:FUNCTION`` of ``posemb_cli.render`` drawing ``report`` (imported only when drawn, so a
+            JSON run never loads the tables).
+        options: keyword arguments of that function (``pictures=False``).
+    """
+    if as_json:
+        from posemb_cli.run.report import to_json
+
+        write_json(to_json(report.to_dict()))
+        return
+    module, _, function = render.partition(":")
+    draw = getattr(import_module(f"posemb_cli.render.{module}"), function)
+    stdout_console().print(draw(report, **options))
 
 
 class _StageBar:

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from posemb_cli.render.fit import Fitted
+from posemb_cli.render.source import resolved_text
 from posemb_cli.run.doctor.catalogue import describe
 from posemb_cli.run.documents import SEVERITIES, DoctorReport, Finding, Location
 
@@ -31,15 +32,18 @@ __all__ = ["SARIF_SCHEMA", "github_annotations", "render_doctor", "sarif_log"]
 
 
 def render_doctor(report: DoctorReport) -> Group:
-    source = report.source.get("checkpoint") or report.source.get("config")
+    read = report.source.get("checkpoint") or report.source.get("config")
+    resolved = report.source.get("resolved")
+    source = read if resolved is None else resolved["name"]  # MODEL as typed; the file read on the next line
     findings = sorted(report.findings, key=lambda finding: SEVERITIES.index(finding.severity))
     counts = {severity: sum(finding.severity == severity for finding in findings) for severity in SEVERITIES}
     verdict = Text(f"posemb doctor {source}: ", style="bold")
     verdict.append(", ".join(f"{count} {severity}{'s' if count != 1 else ''}" for severity, count in counts.items()),
                    style="bold red" if counts["error"] else "green")
+    head = [verdict, *(line for line in (resolved_text(report.source, file=read),) if line is not None)]
     if not findings:
-        return Group(verdict, Text("No findings: the position setup is consistent.", style="green"))
-    return Group(verdict, Fitted(lambda: _table(findings), lambda: _blocks(findings)))
+        return Group(*head, Text("No findings: the position setup is consistent.", style="green"))
+    return Group(*head, Fitted(lambda: _table(findings), lambda: _blocks(findings)))
 
 
 def _table(findings: list) -> Table:

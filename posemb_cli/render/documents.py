@@ -25,10 +25,16 @@ from posemb_cli.run.report import CompareReport, InspectReport, SchemeReport
 
 
 def render_compare(report: CompareReport) -> Group:
-    results = report.results
-    sources = [line for line in map(source_line, results) if line is not None]  # a real model's table
-    return Group(header(report.config, "compare"), *sources, shapes_table(results), params_table(results),
-                 decay_comparison(results), *map(whole, compare_parts(results)))
+    results = report.columns()  # each named by its column's label (compare MODEL ...)
+    if report.column_keys is not None:  # real models: each column said once, then the same tables
+        from posemb_cli.render.model_columns import columns_block, models_header
+
+        top: list[RenderableType] = [models_header(report), columns_block(report)]
+    else:
+        sources = [line for line in map(source_line, results) if line is not None]  # a real model's table
+        top = [header(report.config, "compare"), *sources]
+    return Group(*top, shapes_table(results), params_table(results), decay_comparison(results),
+                 *map(whole, compare_parts(results)))
 
 
 def _signal_parts(result: SchemeReport, ctx: int, *, norms: bool = False) -> list[RenderableType]:

@@ -11,6 +11,7 @@ from rich.text import Text
 from posemb_cli.render.fit import Fitted, figure_table
 from posemb_cli.render.format import count, general, number
 from posemb_cli.render.pictures import sparkline
+from posemb_cli.render.source import resolved_text
 from posemb_cli.run.heads_report import HeadsReport, LayerHeads, Pick
 
 RAMP = " .:-=+*#%@"  # share 0 .. the largest mean share
@@ -115,7 +116,8 @@ def _kernels(report: HeadsReport, picks: list[Pick]) -> Group:
 
 def _header(report: HeadsReport) -> Text:
     model, source = report.model, report.source
-    text = Text(f"posemb heads {source['checkpoint']}", style="bold")
+    resolved = source.get("resolved")
+    text = Text(f"posemb heads {source['checkpoint'] if resolved is None else resolved['name']}", style="bold")
     kv = model.get("kv_heads")
     text.append(f"  {model.get('model_type')}: {model.get('layers')} layers, {model.get('heads')} query heads and "
                 f"{kv} key/value head{'' if kv == 1 else 's'} of {model.get('head_dim')} features, width "
@@ -128,7 +130,8 @@ def _header(report: HeadsReport) -> Text:
     biases = sorted({name.rsplit(".", 2)[-2] for layer in report.layers for name in layer.biases})
     if biases:
         notes.append(f"biases left out: {', '.join(biases)}")
-    return Text.assemble(text, "\n", Text("; ".join(notes), style="dim"))
+    named = resolved_text(source, file=source["checkpoint"])
+    return Text.assemble(text, "\n", *((named, "\n") if named is not None else ()), Text("; ".join(notes), style="dim"))
 
 
 def render_heads(report: HeadsReport, *, pictures: bool = True) -> Group:

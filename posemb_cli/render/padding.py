@@ -10,6 +10,7 @@ from rich.text import Text
 
 from posemb_cli.render.fit import Fitted
 from posemb_cli.render.format import general
+from posemb_cli.render.source import resolved_text
 from posemb_cli.run.documents import PaddingReport
 
 __all__ = ["render_padding", "why"]
@@ -66,4 +67,4 @@ def render_padding(report: PaddingReport) -> RenderableType:
     for rule in (report.model or {}).get("rules", []):
         decided = decided.replace(f"; {rule}", "")
     line = Text(f"{where}: {source.get('kind')} ({decided})", style="dim")
-    return Group(line, table)
+    return Group(line, *(named for named in (resolved_text(source),) if named is not None), table)

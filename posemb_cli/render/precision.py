@@ -11,6 +11,7 @@ from rich.text import Text
 
 from posemb_cli.render.fit import Fitted, whole
 from posemb_cli.render.format import general
+from posemb_cli.render.source import resolved_text
 from posemb_cli.run.documents import PrecisionReport
 
 _SHORT = {"float32": "fp32", "float64": "fp64", "float16": "fp16", "bfloat16": "bf16"}
@@ -60,9 +61,11 @@ def _set_parts(report: PrecisionReport, results: list, ctx: int, name: str | Non
 def render_precision(report: PrecisionReport) -> Group:
     """One summary and one table by position per RoPE set of a real model (a lone scheme: one of each)."""
     sets = report.config.get("rope_sets")
+    source = report.config.get("source") or {}
+    named = resolved_text(source, file=source.get("checkpoint") or source.get("config"))
+    parts: list = [] if named is None else [named]
     if not sets:
-        return Group(*_set_parts(report, report.results, report.config["ctx"], None))
-    parts: list = []
+        return Group(*parts, *_set_parts(report, report.results, report.config["ctx"], None))
     for one in sets:
         results = [result for result in report.results if result.rope_set == one["rope_set"]]
         parts += _set_parts(report, results, one["ctx"], one["rope_set"] if len(sets) > 1 else None)

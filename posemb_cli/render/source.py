@@ -14,7 +14,7 @@ from posemb_cli.render.fit import KeyValues
 from posemb_cli.render.format import general
 from posemb_cli.run.report import SchemeReport
 
-__all__ = ["layer_group_lines", "set_heading", "source_line"]
+__all__ = ["layer_group_lines", "resolved_text", "set_heading", "source_line"]
 
 
 def _rope_set(one: dict) -> str:
@@ -96,6 +96,20 @@ def _table_rows(source: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def _named(source: dict) -> str | None:
+    resolved = source.get("resolved")
+    return None if not resolved else f"{resolved['name']}: {resolved['found']}"
+
+
+def resolved_text(source: dict | None, *, file: str | None = None) -> Text | None:
+    """How MODEL was resolved, in one line (``MODEL org/name: Hugging Face cache ...``), with the ``file`` read
+    where the output names it nowhere else; None without MODEL."""
+    named = _named(source or {})
+    if named is None:
+        return None
+    return Text(f"MODEL {named}" + ("" if file is None else f"; read {file}"), style="dim")
+
+
 def source_line(result: SchemeReport) -> KeyValues | None:
     """The source of a real model's signal as a two-column grid, or None for a scheme built from flags."""
     source = None if result.source is None else result.source.source()
@@ -104,6 +118,8 @@ def source_line(result: SchemeReport) -> KeyValues | None:
     file = source.get("checkpoint") or source.get("config")
     read_from = f" ({source['read_from']})" if source.get("read_from", "config.json") != "config.json" else ""
     rows: list[tuple[str, str]] = [("source", f"{file}{read_from}")]
+    if _named(source):
+        rows.append(("named", str(_named(source))))
     if "key" in source:
         rows += _table_rows(source)
     elif "rope_type" not in source:  # ALiBi or a fixed sinusoidal table, from the config's numbers

@@ -58,8 +58,10 @@ def _sweep_table(rows: list[dict]) -> Table:
     table = figure_table("sweep: one inspect per configuration (--json for every figure)", "scheme",
                          ("D", "L", "base", "params", "overhead", "cos k=1", f"cos k={last}"),
                          caption="overhead = positional/token parameters (--json: a ratio)")
-    for row in rows:
+    for row in rows:  # rope under a scaling: "rope yarn:4"
+        scaled = row.get("rope_scaling", "none") != "none"
+        scheme = row["scheme"] + (f" {row['rope_scaling']}:{row['rope_factor']:g}" if scaled else "")
         table.add_row(
-            row["scheme"], count(row["dim"]), count(row["ctx"]), general(row["base"]), count(row["position_params"]),
+            scheme, count(row["dim"]), count(row["ctx"]), general(row["base"]), count(row["position_params"]),
             percent(row["overhead"]), number(row["first_offset_mean"]), number(row["last_offset_mean"]))
     return table

@@ -90,8 +90,22 @@ def real_model_shape(model, vocab: int, *, vocab_typed: bool, ctx: int) -> dict:
 
 
 def _finish(report, model, *, vocab_typed: bool):
-    """The report with the model's ``source`` and, where the token table is unknown, no token figures."""
-    result = report.result
+    """The report with the model's ``source`` and, where the token table is unknown, no token figures; each RoPE
+    set under ``layer_types`` likewise (its own set's source, the model's token figures)."""
+    result = _finished(report.result, model, vocab_typed=vocab_typed)
+    if result.layer_types and model.rope is not None:
+        sets = {one.layer_type: one for one in model.rope.layer_types()}
+        listed = [(name, _finished(one, dataclasses.replace(model, rope=sets[name]), vocab_typed=vocab_typed))
+                  if name in sets else (name, one) for name, one in result.layer_types]
+        result = dataclasses.replace(result, layer_types=listed)
+    result = dataclasses.replace(result, model=None if model.reading is None else model.reading.model_dict(),
+                                 layer_map=None if model.reading is None else model.reading.layer_map())
+    config = report.config if result.params.token is not None else {**report.config, "model_vocab": None}
+    return dataclasses.replace(report, config=config, result=result)
+
+
+def _finished(result: SchemeReport, model, *, vocab_typed: bool) -> SchemeReport:
+    """One scheme report with the model's ``source`` and token figures (the model's own shape: ``_finish``)."""
     params = result.params
     reading = model.reading
     if reading is not None and (model.loaded is None or model.projected_tokens is not None) \
@@ -107,11 +121,7 @@ def _finish(report, model, *, vocab_typed: bool):
         from posemb_cli.measures.grid import grid_similarity
 
         grid = grid_similarity(model.loaded.table)
-    result = dataclasses.replace(result, params=params, source=source, grid=grid,
-                                 model=None if reading is None else reading.model_dict(),
-                                 layer_map=None if reading is None else reading.layer_map())
-    config = report.config if params.token is not None else {**report.config, "model_vocab": None}
-    return dataclasses.replace(report, config=config, result=result)
+    return dataclasses.replace(result, params=params, source=source, grid=grid)
 
 
 def inspect_real_model(config: EmbeddingConfig, model, *, vocab_typed: bool, **kwargs) -> InspectReport:

@@ -15,7 +15,13 @@ from posemb_cli.errors import PosembError
 from posemb_cli.run.real_models import CHECKPOINT_SCHEME, checkpoint_shape, real_model_shape
 from posemb_cli.run.real_sources import RealModel
 
-__all__ = ["check_source_flags", "check_source_rows", "refuse_conflicts", "settle_checkpoint", "settle_real_model"]
+__all__ = ["check_source_flags", "check_source_rows", "refuse_conflicts", "refuse_model_settings", "settle_checkpoint",
+           "settle_real_model"]
+
+# The flags whose value a real model's file gives: RoPE's are its own, a sinusoidal table's base is its own.
+_ROPE_SETTINGS = ("base", "head_dim", "rope_layout", "rope_scaling", "rope_factor", "original_ctx", "beta_fast",
+                  "beta_slow", "low_freq_factor", "high_freq_factor", "attention_factor")
+_SCALING_SETTINGS = _ROPE_SETTINGS[3:]
 
 
 def check_source_flags(*, checkpoint: str | None, key: str | None, position_offset: int | None,
@@ -24,7 +30,8 @@ def check_source_flags(*, checkpoint: str | None, key: str | None, position_offs
     if checkpoint is None:
         for flag, value in (("--key", key), ("--position-offset", position_offset)):
             if value is not None:
-                raise PosembError(f"{flag} needs --checkpoint PATH: it picks rows of a checkpoint's table")
+                raise PosembError(f"{flag} needs --checkpoint PATH (or a MODEL with weights): it picks rows of a "
+                                  "checkpoint's table")
     elif model_config is not None:
         raise PosembError("--checkpoint and --config cannot be combined: give a checkpoint (learned table) "
                           "or a config (RoPE), not both")
@@ -42,6 +49,20 @@ def refuse_conflicts(typed: Mapping[str, Any], source_flag: str, source: str, se
             flag = "--" + name.replace("_", "-")
             raise PosembError(f"{flag} {typed[name]} conflicts with {source_flag} {source}, which sets it to {value}; "
                               f"leave {flag} out")
+
+
+def refuse_model_settings(real: RealModel, typed: Mapping[str, Any]) -> None:
+    """Refuse a RoPE flag (or a sinusoidal base) typed for a model whose file sets it: the run would show the
+    model's own signal, and the flag would change nothing while seeming to."""
+    sets = _ROPE_SETTINGS if real.rope is not None else ("base",) if (
+        real.formula is not None and real.formula.scheme == "sinusoidal") else ()
+    for name in sets:
+        if name in typed:
+            flag = "--" + name.replace("_", "-")
+            advice = ("; to see the model under another scaling: posemb compare MODEL --scalings yarn:4"
+                      if name in _SCALING_SETTINGS else "")
+            raise PosembError(f"{flag} conflicts with {real.flag} {real.path}, which sets the model's "
+                              f"{'RoPE' if real.rope is not None else 'sinusoidal table'}; leave {flag} out{advice}")
 
 
 def check_source_rows(source_flag: str, source: str, ctx: int, *, max_offset: int, seq_len: int | None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
@@ -173,15 +174,25 @@ class InspectReport:
 
 @dataclass(frozen=True)
 class CompareReport:
+    """Schemes side by side; for ``compare MODEL ...``, ``column_keys`` holds per entry the keys it adds (``label``,
+    ``scaling``, ``config``: the column's own effective settings)."""
+
     config: dict
     results: list[SchemeReport]
+    column_keys: list[dict] | None = None
+
+    def columns(self) -> list[SchemeReport]:
+        """The results as people read them: each named by its column's label (a model, its RoPE set, its scaling)."""
+        if self.column_keys is None:
+            return list(self.results)
+        return [dataclasses.replace(result, scheme=keys["label"])
+                for result, keys in zip(self.results, self.column_keys, strict=True)]
 
     def to_dict(self) -> dict:
-        return {
-            "schema": COMPARE_SCHEMA,
-            "config": self.config,
-            "schemes": [result.to_dict() for result in self.results],
-        }
+        entries = [result.to_dict() for result in self.results]
+        if self.column_keys is not None:
+            entries = [{**entry, **keys} for entry, keys in zip(entries, self.column_keys, strict=True)]
+        return {"schema": COMPARE_SCHEMA, "config": self.config, "schemes": entries}
 
 
 def _finite_or_none(value):

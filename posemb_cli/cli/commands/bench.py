@@ -8,7 +8,7 @@ import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.lists import parse_int_list
-from posemb_cli.cli.output import run_progress, stdout_console, write_json
+from posemb_cli.cli.output import emit, run_progress
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.run.config import parse_scheme_list
 
@@ -40,7 +40,6 @@ def bench(
     Example: posemb bench --dim 512,1024 --seq-len 2048 --batch 8 --device cpu
     """
     from posemb_cli.run.bench import bench_configs, check_repeats, run_bench
-    from posemb_cli.run.report import to_json
 
     names = parse_scheme_list("--schemes", schemes, scheme_names())
     dims = parse_int_list("--dim", dim, example="512,1024")
@@ -51,9 +50,4 @@ def bench(
     configs = bench_configs(dims=dims, ctx=ctx, schemes=names, seq_len=seq_len, batch=batch, **flags)
     with run_progress("time forward and copy") as progress:
         report = run_bench(configs, names, warmup=warmup, repeats=repeats, progress=progress)
-    if as_json:
-        write_json(to_json(report.to_dict()))
-        return
-    from posemb_cli.render.speed import bench_table
-
-    stdout_console().print(bench_table(report))
+    emit(report, as_json, "speed:bench_table")

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import run_progress, stdout_console, write_json
+from posemb_cli.cli.output import emit, run_progress, write_json
 from posemb_cli.errors import EXIT_DOCTOR_ERROR, PosembError
 
 DoctorFormat = Enum("DoctorFormat", {"text": "text", "json": "json", "github": "github", "sarif": "sarif"}, type=str)
@@ -24,6 +24,7 @@ DoctorFormat = Enum("DoctorFormat", {"text": "text", "json": "json", "github": "
 @opt.takes(opt.OUTPUT_FLAGS)
 def doctor(
     context: typer.Context,
+    model: opt.ModelArgument = None,
     model_config: Annotated[str | None, typer.Option(
         "--config", help="A Hugging Face style config.json (or its directory).", show_default=False,
         rich_help_panel=opt.REAL)] = None,
@@ -39,9 +40,9 @@ def doctor(
     """Find mistakes in a model's position setup; exit 3 when one is an error.
 
     \b
-    Example: posemb doctor --config Llama-3.1-8B/config.json
-    Example: posemb doctor --checkpoint gpt2/ --json
-    Example: posemb doctor --config config.json --format github   (in a GitHub Actions step)
+    Example: posemb doctor Llama-3.1-8B/config.json
+    Example: posemb doctor gpt2/ --json
+    Example: posemb doctor config.json --format github   (in a GitHub Actions step)
     """
     chosen_format = output_format.value
     if flags["json"] and opt.typed(context, "output_format") and chosen_format != "json":
@@ -49,14 +50,11 @@ def doctor(
                           "(--json is --format json)")
     from posemb_cli.run.commands.doctor import doctor_command
 
-    chosen = opt.command_flags(context, {**flags, "model_config": model_config, "checkpoint": checkpoint})
+    chosen = opt.command_flags(context, {**flags, "model": model, "model_config": model_config,
+                                         "checkpoint": checkpoint})
     with run_progress("checking the position setup"):
         report = doctor_command(chosen)
-    if chosen["json"] or chosen_format == "json":
-        from posemb_cli.run.report import to_json
-
-        write_json(to_json(report.to_dict()))
-    elif chosen_format == "github":
+    if chosen_format == "github":
         from posemb_cli.render.doctor import github_annotations
 
         lines = github_annotations(report)
@@ -68,8 +66,6 @@ def doctor(
 
         write_json(json.dumps(sarif_log(report, version=__version__), indent=2, allow_nan=False))
     else:
-        from posemb_cli.render.doctor import render_doctor
-
-        stdout_console().print(render_doctor(report))
+        emit(report, chosen["json"] or chosen_format == "json", "doctor:render_doctor")
     if report.has_error:
         raise typer.Exit(EXIT_DOCTOR_ERROR)

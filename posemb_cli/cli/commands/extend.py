@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import run_progress, stdout_console, write_json
+from posemb_cli.cli.output import emit, run_progress
 
 MEASURE = "Measure on the model"
 
@@ -80,11 +80,4 @@ def extend(
         from posemb_cli.render.extend_plot import write_extend_plot
 
         write_extend_plot(plot, report)
-    if chosen["json"]:
-        from posemb_cli.run.report import to_json
-
-        write_json(to_json(report.to_dict()))
-        return
-    from posemb_cli.render.extend import render_extend
-
-    stdout_console().print(render_extend(report, pictures=not chosen["no_plot"]))
+    emit(report, chosen["json"], "extend:render_extend", pictures=not chosen["no_plot"])

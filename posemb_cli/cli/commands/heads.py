@@ -7,16 +7,21 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import run_progress, stdout_console, write_json
+from posemb_cli.cli.output import emit, run_progress
 
 
 @opt.takes(opt.PICTURE_FLAGS, opt.PLOT_FLAGS, opt.OUTPUT_FLAGS, skip=("pictures",))
 def heads(
     context: typer.Context,
-    checkpoint: Annotated[str, typer.Option(
+    model: Annotated[str | None, typer.Argument(
+        metavar="MODEL", show_default=False,
+        help="A RoPE model with its weights: a model directory, a .safetensors/.bin file with its config.json "
+             "beside it, a .gguf file, a Hugging Face id in the local cache (org/name, @revision) or ollama:NAME.")] \
+        = None,
+    checkpoint: Annotated[str | None, typer.Option(
         "--checkpoint", metavar="PATH", show_default=False, rich_help_panel=opt.REAL,
         help="A RoPE model's weights: .safetensors (or a sharded directory) or .bin with its config.json beside "
-             "it, or a .gguf file.")],
+             "it, or a .gguf file.")] = None,
     distances: Annotated[str | None, typer.Option(
         "--distances", metavar="D,D,...", show_default=False, rich_help_panel=opt.SHARED,
         help="Distances of the kernel; default 0, 1, 2, 4, ... up to the model's context.")] = None,
@@ -28,12 +33,13 @@ def heads(
     """Show which RoPE frequencies each head's query and key weights use: pair shares, kernel, labels.
 
     \b
-    Example: posemb heads --checkpoint SmolLM2-135M-Instruct.Q4_1.gguf
-    Example: posemb heads --checkpoint Llama-3.1-8B/ --distances 0,1,8,4096 --json
+    Example: posemb heads SmolLM2-135M-Instruct.Q4_1.gguf
+    Example: posemb heads meta-llama/Llama-3.1-8B --distances 0,1,8,4096 --json
     """
     from posemb_cli.run.commands.heads import heads_command
 
-    chosen = opt.command_flags(context, {**flags, "checkpoint": checkpoint, "distances": distances, "top": top})
+    chosen = opt.command_flags(context, {**flags, "model": model, "checkpoint": checkpoint, "distances": distances,
+                                         "top": top})
     plot = chosen["plot"]
     if plot is not None:
         from posemb_cli.render.plot import check_plot_path
@@ -45,11 +51,4 @@ def heads(
         from posemb_cli.render.heads_plot import write_heads_plot
 
         write_heads_plot(plot, report)
-    if chosen["json"]:
-        from posemb_cli.run.report import to_json
-
-        write_json(to_json(report.to_dict()))
-        return
-    from posemb_cli.render.heads import render_heads
-
-    stdout_console().print(render_heads(report, pictures=not chosen["no_plot"]))
+    emit(report, chosen["json"], "heads:render_heads", pictures=not chosen["no_plot"])

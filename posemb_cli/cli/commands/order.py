@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import run_progress, stdout_console, write_json
+from posemb_cli.cli.output import emit, run_progress
 
 
 @opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.OUTPUT_FLAGS)
@@ -28,11 +28,4 @@ def order(
     chosen = opt.command_flags(context, {**flags, "schemes": schemes})
     with run_progress("permuted tokens") as progress:
         report = order_command(chosen, progress=progress)
-    if chosen["json"]:
-        from posemb_cli.run.report import to_json
-
-        write_json(to_json(report.to_dict()))
-        return
-    from posemb_cli.render.order import render_order
-
-    stdout_console().print(render_order(report))
+    emit(report, chosen["json"], "order:render_order")

@@ -7,13 +7,14 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import run_progress, stdout_console, write_json
+from posemb_cli.cli.output import emit, run_progress
 
 
 @opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.CONFIG_FLAGS, opt.OUTPUT_FLAGS,
            skip=("max_offset",))
 def padding(
     context: typer.Context,
+    model: opt.ModelArgument = None,
     schemes: Annotated[str, typer.Option(
         "--schemes", help="Comma list of schemes to compare; none is NoPE.",
         rich_help_panel=opt.SHARED)] = "none,learned,sinusoidal,rope,alibi",
@@ -25,18 +26,12 @@ def padding(
 
     \b
     Example: posemb padding --schemes learned,rope --pad 8 --seq-len 16
-    Example: posemb padding --config Llama-3.1-8B/config.json --pad 64
+    Example: posemb padding Llama-3.1-8B/config.json --pad 64
+    Example: posemb padding Qwen/Qwen2.5-0.5B   (from the Hugging Face cache)
     """
     from posemb_cli.run.commands.padding import padding_command
 
-    chosen = opt.command_flags(context, {**flags, "schemes": schemes, "pad": pad})
+    chosen = opt.command_flags(context, {**flags, "model": model, "schemes": schemes, "pad": pad})
     with run_progress("left padding") as progress:
         report = padding_command(chosen, progress=progress)
-    if chosen["json"]:
-        from posemb_cli.run.report import to_json
-
-        write_json(to_json(report.to_dict()))
-        return
-    from posemb_cli.render.padding import render_padding
-
-    stdout_console().print(render_padding(report))
+    emit(report, chosen["json"], "padding:render_padding")

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
-from posemb_cli.cli.output import run_progress, stdout_console, write_json
+from posemb_cli.cli.output import emit, run_progress
 
 _PRECISION_SKIP = ("vocab", "batch", "seq_len", "seed", "device", "dtype", "init_std", "max_offset", "ids", "ctx",
                    "rope_layout", "attention_factor", "heads")
@@ -17,6 +17,7 @@ _PRECISION_SKIP = ("vocab", "batch", "seq_len", "seed", "device", "dtype", "init
            skip=(*_PRECISION_SKIP, "key", "position_offset"))
 def precision(
     context: typer.Context,
+    model: opt.ModelArgument = None,
     scheme: Annotated[str, typer.Option("--scheme", help="rope or sinusoidal.", rich_help_panel=opt.SHARED)] = "rope",
     dtypes: Annotated[str, typer.Option("--dtypes", help="Comma list of dtypes to measure.",
                                         rich_help_panel=opt.SHARED)] = "float32,bfloat16,float16",
@@ -28,19 +29,12 @@ def precision(
 
     \b
     Example: posemb precision --scheme rope --dim 128 --ctx 8192
-    Example: posemb precision --config Llama-3.1-8B/config.json --dtypes bfloat16
-    Example: posemb precision --checkpoint Llama-3.1-8B/
+    Example: posemb precision Llama-3.1-8B/config.json --dtypes bfloat16
+    Example: posemb precision ollama:gemma3:270m
     """
     from posemb_cli.run.commands.precision import precision_command
 
-    chosen = opt.command_flags(context, {**flags, "scheme": scheme, "dtypes": dtypes, "ctx": ctx})
+    chosen = opt.command_flags(context, {**flags, "model": model, "scheme": scheme, "dtypes": dtypes, "ctx": ctx})
     with run_progress("precision") as progress:
         report = precision_command(chosen, progress=progress)
-    if chosen["json"]:
-        from posemb_cli.run.report import to_json
-
-        write_json(to_json(report.to_dict()))
-        return
-    from posemb_cli.render.precision import render_precision
-
-    stdout_console().print(render_precision(report))
+    emit(report, chosen["json"], "precision:render_precision")

@@ -32,10 +32,11 @@ def write_requested_plot(plot: str | None, report, title: str) -> None:
     from posemb_cli.render.plot import write_plot
     from posemb_cli.run.report import CompareReport
 
-    results = report.results if isinstance(report, CompareReport) else [report.result]
+    results = report.columns() if isinstance(report, CompareReport) else [report.result]
     sources = [result.source.source() for result in results if result.source is not None]
     if sources:
-        title += "  (" + ", ".join(str(source.get("checkpoint", source.get("config"))) for source in sources) + ")"
+        files = dict.fromkeys(str(source.get("checkpoint", source.get("config"))) for source in sources)
+        title += "  (" + ", ".join(files) + ")"  # each file once: a model's sets and scalings share it
     write_plot(plot, results, title)
 
 

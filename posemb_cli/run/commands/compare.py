@@ -1,9 +1,11 @@
-"""`compare`: schemes side by side on one batch, a checkpoint's table first when one is named."""
+"""`compare`: schemes side by side on one batch (a checkpoint's table first when one is named), or real models
+side by side (``compare MODEL MODEL ...``, ``run.commands.compare_models``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from posemb_cli.errors import PosembError
 from posemb_cli.run.commands import Flags, refuse_scaling_without_factor, refuse_unread
 from posemb_cli.run.progress import Progress
 from posemb_cli.run.real_settings import check_source_flags
@@ -12,15 +14,23 @@ from posemb_cli.run.report import CompareReport
 __all__ = ["compare_command"]
 
 
-def compare_command(flags: Flags, *, progress: Progress | None = None,
-                    observe: Callable | None = None) -> CompareReport:
-    """Run ``compare``; ``observe`` as in ``inspect_command``."""
+def compare_command(flags: Flags, *, progress: Progress | None = None, observe: Callable | None = None,
+                    note: Callable[[str], None] | None = None) -> CompareReport:
+    """Run ``compare``; ``observe`` and ``note`` as in ``inspect_command``."""
     from posemb_cli.core.schemes import scheme_names
     from posemb_cli.run.analysis import compare
     from posemb_cli.run.config import parse_scheme_list
     from posemb_cli.run.flags import config_from_flags
 
     values = dict(flags.values)
+    models = list(values.get("models") or ())
+    if models:
+        from posemb_cli.run.commands.compare_models import compare_models
+
+        return compare_models(models, flags, progress=progress, observe=observe, note=note)
+    if values.get("scalings") is not None:
+        raise PosembError("--scalings needs MODEL: it puts a real model under each scaling (posemb compare MODEL "
+                          "--scalings none,yarn:4); for the rope scheme built from flags, use --rope-scaling")
     names = parse_scheme_list("--schemes", values["schemes"], scheme_names())
     checkpoint = values["checkpoint"]
     check_source_flags(checkpoint=checkpoint, key=values["key"], position_offset=values["position_offset"])

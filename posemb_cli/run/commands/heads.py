@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from posemb_cli.errors import PosembError
 from posemb_cli.run.commands import Flags
+from posemb_cli.run.commands.model_source import model_flags, speaking_of, with_resolved
 from posemb_cli.run.heads_report import HeadsReport
 from posemb_cli.run.progress import Progress
 
@@ -22,4 +23,10 @@ def heads_command(flags: Flags, *, progress: Progress | None = None) -> HeadsRep
     if isinstance(distances, (list, tuple)):
         distances = ",".join(str(d) for d in distances)
     chosen = None if distances is None else parse_distances(distances)
-    return run_heads(flags["checkpoint"], distances=chosen, top=top, progress=progress)
+    flags, named = model_flags(flags, needs_weights="heads")
+    if flags["checkpoint"] is None:
+        raise PosembError("heads needs MODEL (a path, a Hugging Face id or ollama:NAME) or --checkpoint PATH: a "
+                          "RoPE model's weights")
+    with speaking_of(named):
+        report = run_heads(flags["checkpoint"], distances=chosen, top=top, progress=progress)
+    return with_resolved(report, named)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from posemb_cli.errors import PosembError
 from posemb_cli.run.commands import Flags, refuse_scaling_without_factor, refuse_unread
+from posemb_cli.run.commands.model_source import model_flags, speaking_of, with_resolved
 from posemb_cli.run.documents import PaddingReport
 from posemb_cli.run.progress import Progress
 from posemb_cli.run.real_settings import check_source_flags
@@ -19,8 +20,8 @@ def _real_model(flags: Flags):
     if checkpoint is None and model_config is None:
         return None
     if flags.given("schemes"):
-        raise PosembError(f"--schemes: {'--checkpoint' if checkpoint else '--config'} runs the model's own position "
-                          "signal; leave --schemes out")
+        given = "MODEL" if flags.values.get("model") is not None else "--checkpoint" if checkpoint else "--config"
+        raise PosembError(f"--schemes: {given} runs the model's own position signal; leave --schemes out")
     from posemb_cli.run.real_sources import open_real_model
 
     return open_real_model(checkpoint=checkpoint, model_config=model_config, key=flags["key"],
@@ -28,6 +29,13 @@ def _real_model(flags: Flags):
 
 
 def padding_command(flags: Flags, *, progress: Progress | None = None) -> PaddingReport:
+    flags, named = model_flags(flags)
+    with speaking_of(named):
+        report = _padding(flags, progress)
+    return with_resolved(report, named)
+
+
+def _padding(flags: Flags, progress: Progress | None) -> PaddingReport:
     from posemb_cli.core.schemes import scheme_names
     from posemb_cli.run.config import parse_scheme_list, require_positive_int
     from posemb_cli.run.flags import config_from_flags
@@ -38,9 +46,10 @@ def padding_command(flags: Flags, *, progress: Progress | None = None) -> Paddin
     require_positive_int("--pad", pad)
     real = _real_model(flags)
     if real is not None:
-        from posemb_cli.run.real_settings import settle_real_model
+        from posemb_cli.run.real_settings import refuse_model_settings, settle_real_model
 
         values, settled = settle_real_model(real, {**values, "max_offset": 1}, flags.typed)
+        refuse_model_settings(real, flags.typed)
         names = (settled,)
     require_positive_int("--ctx", values["ctx"])
     if values["ctx"] < 2:

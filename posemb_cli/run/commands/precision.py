@@ -7,6 +7,7 @@ import os
 
 from posemb_cli.errors import PosembError
 from posemb_cli.run.commands import Flags, refuse_scaling_without_factor
+from posemb_cli.run.commands.model_source import model_flags, speaking_of, with_resolved
 from posemb_cli.run.documents import PrecisionReport
 from posemb_cli.run.progress import Progress, or_silent
 
@@ -49,6 +50,13 @@ def _rope_model(model_config: str | None, checkpoint: str | None):
 
 
 def precision_command(flags: Flags, *, progress: Progress | None = None) -> PrecisionReport:
+    flags, named = model_flags(flags)
+    with speaking_of(named):
+        report = _precision(flags, progress)
+    return with_resolved(report, named)
+
+
+def _precision(flags: Flags, progress: Progress | None) -> PrecisionReport:
     from posemb_cli.core.settings import EmbeddingConfig
     from posemb_cli.run.config import require_finite, require_positive_int
     from posemb_cli.run.position_config import with_position_settings

@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 
 KINDS = ("config", "gguf", "checkpoint")
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
+TABLE_SUFFIXES = (".ckpt", ".npy", ".npz")  # a position table alone (--checkpoint reads it without a config)
 DIRECTORY_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 
-__all__ = ["DIRECTORY_WEIGHTS", "KINDS", "WEIGHT_SUFFIXES", "ModelFile", "model_file", "open_model"]
+__all__ = ["DIRECTORY_WEIGHTS", "KINDS", "TABLE_SUFFIXES", "WEIGHT_SUFFIXES", "ModelFile", "model_file", "open_model"]
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,14 @@ def _directory(name: str, path: str, flag: str, how: str) -> ModelFile:
     return ModelFile(name, path, "checkpoint", config, how + f"a model directory: its config.json and {weights}")
 
 
-def model_file(name: str, flag: str = "MODEL") -> ModelFile:
+def model_file(name: str, flag: str = "MODEL", *, config_needed: bool = True) -> ModelFile:
     """Resolve a model's name into the file to read; refused (exit 2, naming ``flag``) when there is nothing there,
-    or nothing posemb reads, saying where posemb looked."""
+    or nothing posemb reads, saying where posemb looked.
+
+    Args:
+        config_needed: refuse weights without a config.json beside them; False: they are a checkpoint still (a
+            position table read as ``--checkpoint`` reads one, .npy and .npz arrays too).
+    """
     from posemb_cli.sources.gguf.header import is_gguf
     from posemb_cli.sources.naming.resolve import resolve_model
 
@@ -73,8 +79,10 @@ def model_file(name: str, flag: str = "MODEL") -> ModelFile:
         raise PosembError(f"{flag} {name}: no such file or directory")
     if is_gguf(path):
         return ModelFile(name, path, "gguf", None, how + "a GGUF file: its metadata and weights")
-    if path.lower().endswith(WEIGHT_SUFFIXES):
+    if path.lower().endswith(WEIGHT_SUFFIXES + (() if config_needed else TABLE_SUFFIXES)):
         config = os.path.join(os.path.dirname(os.path.abspath(path)), "config.json")
+        if not os.path.isfile(config) and not config_needed:
+            return ModelFile(name, path, "checkpoint", None, how + "a weights file (no config.json beside it)")
         if not os.path.isfile(config):
             raise PosembError(f"{flag} {name}: no config.json beside the weights; the model's settings (heads, "
                               "RoPE) are read from there")

@@ -43,7 +43,8 @@ def resolve_model(name: str, flag: str = "MODEL") -> ResolvedModel:
         return ResolvedModel(name, name, "path")
     hub = hf_cache.parse_hub_name(name)
     if hub is None:
-        raise PosembError(f"{flag} {name}: no such file or directory (and not shaped like a Hugging Face id "
-                          "org/name, nor ollama:NAME)")
+        raise PosembError(f"{flag} {name}: no such file or directory (looked for {os.path.abspath(name)}); a "
+                          "Hugging Face id (org/name) is looked up in the local cache, an Ollama model as "
+                          "ollama:NAME")
     path, how = hf_cache.find_in_cache(name, hub, flag)
     return ResolvedModel(name, path, how)
