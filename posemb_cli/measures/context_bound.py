@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from posemb_cli.measures.cosine_floor import floors_clear
 from posemb_cli.measures.cosine_screen import CosineSumScreen
 
 _TILE = 2048  # G: consecutive distances one column of a block covers
@@ -116,9 +117,12 @@ def stays_non_negative(inv_freq: np.ndarray, limit: int) -> bool:
 
 
 def covers(inv_freq: np.ndarray, limit: int) -> bool:
-    """``stays_non_negative``, screened first: a long scan is proven in float32 where it can be
-    (``cosine_screen.py``, about a third of the float64 products for a large base), in float64 otherwise.
-    The answer is the float64 scan's."""
+    """``stays_non_negative``, proven cheaply first: by each frequency's lowest cosine per tile of distances
+    (``cosine_floor.py``, two cosines per frequency and tile), then by the float32 screen where a long scan
+    can be (``cosine_screen.py``, about a third of the float64 products for a large base), in float64
+    otherwise. Neither proof says yes to a scan that would find a negative sum: the answer is the float64 scan's."""
+    if floors_clear(inv_freq, limit):
+        return True
     if limit >= _SCREENED_COVER:
         screen = CosineSumScreen(np.asarray(inv_freq, dtype=np.float64), _COVER_TILE)
         if all(screen.clear(first, min(limit, first + _SCREENED_BLOCK)) for first in range(0, limit, _SCREENED_BLOCK)):
