@@ -53,6 +53,10 @@ def signal_figures(
         progress.stage("scorecard")
         card = scorecard(position, max_offset=config.max_offset,
                          seed=config.seed + _PROBE_SEED, probe_std=config.init_std, measured=measured)
+        bound = None
+        if frequencies is not None:
+            progress.stage("context bound")
+            bound = context_bound(position, ctx)
         progress.stage("decay bound and spectrum")
         release_free_memory()  # what the checks above freed, back before the spectrum's blocks are allocated
         return SignalFigures(
@@ -65,7 +69,7 @@ def signal_figures(
             slopes=position.slopes.tolist() if isinstance(position, BiasScheme) else None,
             attention_bias=(position.bias_at_offsets(config.max_offset) if isinstance(position, BiasScheme)
                             else None),
-            context_bound=None if frequencies is None else context_bound(position, ctx),
+            context_bound=bound,
             # A stored table's (learned, checkpoint) principal components: the table itself, no copy.
             spectrum=(table_spectrum(position.table()) if frequencies is None and position.acts_on == "input"
                       else None),
