@@ -9,6 +9,10 @@ timed apart from the analysis.
 
     PYTHONPATH=. .venv/bin/python benchmarks/stages.py --checkpoint gpt2/model.safetensors --vocab 1024
     PYTHONPATH=. .venv/bin/python benchmarks/stages.py --scheme rope --dim 128 --head-dim 128 --ctx 10485760
+    PYTHONPATH=. .venv/bin/python benchmarks/stages.py --cases --json stages.json   # each case of long_context.py
+
+``--cases`` runs each default case of ``long_context.py`` (the rows of issue 29 that concern ``inspect``)
+in a fresh process of this script, and records every stage of each, with the command, in one document.
 
 On a shared machine, ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1`` gives CPU seconds that other work
 barely moves (threads that wait for a busy core spin and inflate both figures).
@@ -18,8 +22,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 
 class Marks:
@@ -70,8 +78,39 @@ def run(flags: list[str]) -> list[tuple[str, float, float]]:
     return [entry for entry in named if entry[0] not in ("end", "analysis starts")]
 
 
+def every_case(path: str | None) -> dict:
+    """The stages of each default case of ``long_context.py``, each in a fresh process: {case: {command, stages}}."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import long_context
+
+    found: dict = {"machine": long_context.machine(), "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cases": {}}
+    with tempfile.TemporaryDirectory() as folder:
+        config, checkpoint = long_context.write_inputs(Path(folder))
+        for name, command in long_context.cases(config, checkpoint).items():
+            if name == long_context.LIMITED:
+                continue  # the same flags as rope_100m_dim64
+            flags = command[4:-1]  # [python, -m, posemb_cli, inspect, *flags, --json]
+            done = subprocess.run([sys.executable, __file__, *flags, "--emit-json"], capture_output=True, text=True,
+                                  check=True)
+            stages = json.loads(done.stdout.splitlines()[-1])
+            shown = ["inspect", *(flag.replace(folder, "$TMP") for flag in flags), "--json"]
+            found["cases"][name] = {"command": " ".join(shown), "stages": stages}
+            print(f"{name}: " + ", ".join(f"{stage} {wall:.2f} s" for stage, wall, _ in stages), flush=True)
+    found["ended"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+    if path:
+        Path(path).write_text(json.dumps(found, indent=1) + "\n")
+    return found
+
+
 if __name__ == "__main__":
-    stages = run(sys.argv[1:])
+    if sys.argv[1:2] == ["--cases"]:
+        every_case(sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None)
+        sys.exit(0)
+    emit = "--emit-json" in sys.argv
+    stages = run([flag for flag in sys.argv[1:] if flag != "--emit-json"])
+    if emit:
+        print(json.dumps(stages))
+        sys.exit(0)
     print(f"{'wall':>9} {'cpu':>9}  stage")
     for name, wall, cpu in stages:
         print(f"{wall:8.3f}s {cpu:8.3f}s  {name}")

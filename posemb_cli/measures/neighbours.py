@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 
 import torch
 
-# Elements of the compute-dtype copy of one block of rows; keeps temporaries small.
-_BLOCK_ELEMENTS = 1 << 20
+# Elements of one block of rows whose norms are taken at once: its float64 temporaries stay in cache.
+_BLOCK_ELEMENTS = 1 << 18
 # neighbour_similarity reads blocks of about 2M elements (8 MiB of float32; the product's operands
 # take about twice that) and multiplies them in groups of max(16, K) rows, so one batched product
 # per block covers the band of K neighbours at about twice the work it needs, in few calls. Tuned
@@ -121,8 +121,20 @@ class NeighbourTotals:
             norms: row norms indexed by position - ``first``; they cover the block's partners up to L.
             rows: L, the signal's length (partners at L or beyond are left out).
         """
+        count = dots.shape[0]
+        if start + count - 1 + self.max_offset < rows and norms.stride(0) == 1:  # every partner inside: a strided view
+            own = norms[start - first:start - first + count + self.max_offset]
+            partners = own.as_strided((count, self.max_offset), (1, 1), own.storage_offset() + 1)  # (b, K)
+            denominator = own[:count, None] * partners
+            if bool((denominator > 0).all()):  # every pair has a cosine: the masks below would change nothing
+                cosine = dots / denominator
+                self.total += cosine.sum(0)
+                self.count += count
+                self.low = torch.minimum(self.low, cosine.amin(0))
+                self.high = torch.maximum(self.high, cosine.amax(0))
+                return
         device = dots.device
-        local = torch.arange(dots.shape[0], device=device)[:, None]  # (b, 1)
+        local = torch.arange(count, device=device)[:, None]  # (b, 1)
         partner = start + local + self.offsets[None, :]  # (b, K): row p + k
         valid = partner < rows
         partner = partner.clamp(max=rows - 1)

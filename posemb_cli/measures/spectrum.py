@@ -13,10 +13,13 @@ sqrt(L) times the component's norm for a frequency, times its largest |entry| fo
 an entry), so two equally strong frequencies or a +/- pair of equal peaks give the
 same pick on every CPU.
 
-Up to a budget the SVD is exact (float64). Above it, a seeded randomized
-range finder with two power iterations reads the table block by block in
-float32 (float64 for a float64 table), so no float64 copy of the table is
-ever made; the report names the method.
+Either way the table is read once. Up to a budget the SVD is exact (float64, from
+one float64 copy). Above it, a seeded randomized range finder without power
+iterations (a power iteration would read the table again) takes one read, block
+by block in float32 (float64 for a float64 table), with no float64 copy of the
+table: its shares are approximate, each at most the true share and at most
+``shortfall`` below it (a bound proven from the sketch itself, reported beside
+them). The report names the method.
 """
 
 from __future__ import annotations
@@ -29,9 +32,7 @@ import numpy as np
 TOP = 8
 _EXACT_ELEMENTS = 1 << 22  # L * D up to which the SVD is exact
 _BLOCK_ELEMENTS = 1 << 22
-_TOTAL_ELEMENTS = 1 << 20
-_OVERSAMPLE = 8
-_POWER_ITERATIONS = 2
+_OVERSAMPLE = 56  # r = k + 56 = 64 columns of the sketch
 _SEED = 0
 _TIE_ULPS = 4.0  # rounding noise: this many eps of the data, times sqrt(L) and the scale
 
@@ -48,11 +49,13 @@ class Spectrum:
     frequency_bins: list[int | None]
     method: str
     scores: np.ndarray  # (L, k) float64
+    shortfall: float = 0.0  # each true share is at most this much above its explained_variance (0: exact)
 
     def to_dict(self) -> dict:
         return {"rows": self.rows, "components": len(self.explained_variance),
                 "explained_variance": self.explained_variance, "periods": self.periods,
-                "frequency_bins": self.frequency_bins, "method": self.method}
+                "frequency_bins": self.frequency_bins, "method": self.method, "reads": 1,
+                "approximate": self.method != "exact", "shortfall_bound": self.shortfall}
 
 
 def dominant_periods(scores: np.ndarray, eps: float = float(np.finfo(np.float64).eps)
@@ -96,56 +99,59 @@ def _blocks(rows: int, dim: int, elements: int = _BLOCK_ELEMENTS):
     return [(start, min(rows, start + step)) for start in range(0, rows, step)]
 
 
-def _randomized(table, mean, top: int):
-    """Top singular triplets of (table - mean) by a blockwise randomized range finder: (U S, S, total)."""
+def _one_read(table, top: int):
+    """Top singular triplets of the centred table from one read, block by block: (U S, S, total, shortfall).
+
+    While reading, each block is centred on the first block's mean m (in the table's compute dtype, into one
+    reused buffer) and gives its rows of Y = X' Omega and its share of W = X'^T Y = X'^T X' Omega, the column
+    sums and the squares of X' = X - m. The true mean is m + d (d the mean of X'), so Y - 1 (d^T Omega) and
+    W - L d (d^T Omega) are the centred table's (the small d: no cancellation). With Y = Q R, the centred
+    table's projection B = Q^T X_c is R^-T W^T (taken through Y's SVD, rank-aware): the singular values of B
+    are the Ritz values of a randomized range finder without power iterations. Each is at most the true one,
+    and a true share exceeds its Ritz share by at most the share of the centred table outside the range of Y
+    (Weyl: the centred Gram is B^T B plus a PSD rest of trace total - |B|^2): the ``shortfall``.
+    """
     import torch
 
+    from posemb_cli.measures.neighbours import row_norms
+
     rows, dim = table.shape
-    width = min(top + _OVERSAMPLE, rows, dim)
+    width = min(top + _OVERSAMPLE, rows, dim)  # r
     blocks = _blocks(rows, dim)
     compute = torch.float64 if table.dtype == torch.float64 else torch.float32
-    mean = mean.to(compute)
-
-    # Every pass centres one block at a time into the same buffer (a fresh block each time was mapped and
-    # faulted in anew, which took longer than the arithmetic): the same values as table[a:b] - mean.
-    buffer = [torch.empty(blocks[0][1] - blocks[0][0], dim, dtype=compute, device=table.device)]  # (b, D)
-
-    def centre(a: int, b: int) -> torch.Tensor:
-        block = buffer[0][:b - a]
-        block.copy_(table[a:b])
-        return block.sub_(mean)
-
-    def times(matrix):  # (X - mean) @ matrix: (L, r)
-        out = torch.empty(rows, matrix.shape[1], dtype=compute, device=matrix.device)
-        for a, b in blocks:
-            torch.matmul(centre(a, b), matrix, out=out[a:b])
-        return out
-
-    def transposed_times(matrix):  # (X - mean)^T @ matrix: (D, r)
-        out = torch.zeros(dim, matrix.shape[1], dtype=compute, device=matrix.device)
-        for a, b in blocks:
-            out += centre(a, b).T @ matrix[a:b]
-        return out
-
-    omega = torch.randn(dim, width, generator=torch.Generator().manual_seed(_SEED), dtype=torch.float64)
-    q, _ = torch.linalg.qr(times(omega.to(device=mean.device, dtype=compute)))
-    for _ in range(_POWER_ITERATIONS):
-        z, _ = torch.linalg.qr(transposed_times(q))
-        q, _ = torch.linalg.qr(times(z))
-    small = transposed_times(q).T  # (r, D) = Q^T (X - mean)
-    u_small, singular, _ = torch.linalg.svd(small.to(torch.float64), full_matrices=False)
-    buffer.clear()  # freed before the float64 buffer below: one buffer at a time
-    # The total variance in float64, in smaller blocks: x - mean promotes x exactly to float64 (into one
-    # reused 8 MiB buffer), and the block's sum of squares is its norm squared.
-    mean64 = mean.to(torch.float64)
-    small_blocks = _blocks(rows, dim, _TOTAL_ELEMENTS)
-    wide = torch.empty(small_blocks[0][1] - small_blocks[0][0], dim, dtype=torch.float64, device=table.device)
-    total = 0.0
-    for a, b in small_blocks:
-        block = wide[:b - a]
-        block.copy_(table[a:b])
-        total += float(torch.linalg.vector_norm(block.sub_(mean64))) ** 2
-    return (q.to(torch.float64) @ u_small)[:, :top] * singular[:top], singular[:top], total
+    omega64 = torch.randn(dim, width, generator=torch.Generator().manual_seed(_SEED), dtype=torch.float64)
+    omega = omega64.to(device=table.device, dtype=compute)
+    omega64 = omega64.to(table.device)
+    buffer = torch.empty(blocks[0][1] - blocks[0][0], dim, dtype=compute, device=table.device)  # (b, D), reused
+    sketch = torch.empty(rows, width, dtype=torch.float64, device=table.device)  # Y (L, r)
+    gram = torch.zeros(dim, width + 1, dtype=torch.float64, device=table.device)  # [W, column sums] (D, r + 1)
+    part = torch.ones(buffer.shape[0], width + 1, dtype=compute, device=table.device)  # [Y_b, 1]: last column 1
+    squares = 0.0
+    first = buffer[:blocks[0][1] - blocks[0][0]].copy_(table[blocks[0][0]:blocks[0][1]])
+    anchor = first.sum(dim=0, dtype=torch.float64) / first.shape[0]  # (D,) m: the first block's mean
+    anchor_c = anchor.to(compute)
+    for index, (a, b) in enumerate(blocks):
+        block = first if index == 0 else buffer[:b - a].copy_(table[a:b])  # each row read once
+        block.sub_(anchor_c)  # X'_b = X_b - m
+        torch.matmul(block, omega, out=part[:b - a, :width])  # (b, r)
+        sketch[a:b] = part[:b - a, :width]
+        gram += (block.T @ part[:b - a]).to(torch.float64)  # X'_b^T Y_b and the column sums, one product
+        squares += float((row_norms(block) ** 2).sum())  # float64 norms of the float32 rows, in small blocks
+    gram, shift = gram[:, :width], gram[:, width] / rows  # W and d (D,)
+    projected = shift @ omega64  # (r,) d^T Omega
+    sketch -= projected[None, :]
+    gram -= rows * shift[:, None] * projected[None, :]
+    total = max(squares - rows * float(shift @ shift), 0.0)
+    left, values, right = torch.linalg.svd(sketch, full_matrices=False)  # Y = U_y S_y V_y^T
+    # Directions of Y below sqrt(eps) of its largest would divide W's rounding by a tiny value: left out (their
+    # variance, if any, stays in the shortfall).
+    kept = values > values.max() * torch.finfo(compute).eps ** 0.5 if values.numel() else values > 0
+    left, values, right = left[:, kept], values[kept], right[kept]
+    small = (right @ gram.T) / values[:, None]  # (r', D) = Q^T X_c with Q = U_y
+    u_small, singular, _ = torch.linalg.svd(small, full_matrices=False)
+    captured = float((singular ** 2).sum())
+    shortfall = min(1.0, max(0.0, 1.0 - captured / total)) if total > 0 else 0.0
+    return (left @ u_small)[:, :top] * singular[:top], singular[:top], total, shortfall
 
 
 def table_spectrum(table, top: int = TOP) -> Spectrum:
@@ -161,18 +167,18 @@ def table_spectrum(table, top: int = TOP) -> Spectrum:
     import torch
 
     rows, dim = table.shape
-    mean = torch.zeros(dim, dtype=torch.float64, device=table.device)
-    for a, b in _blocks(rows, dim):
-        mean += table[a:b].sum(dim=0, dtype=torch.float64)  # summed in float64, no float64 copy
-    mean /= rows
     top = max(1, min(top, rows, dim))
-    if rows * dim <= _EXACT_ELEMENTS:
-        centred = table.to(torch.float64) - mean  # (L, D)
+    if rows * dim <= _EXACT_ELEMENTS:  # one read: the float64 copy, centred in place
+        centred = table.to(torch.float64)  # (L, D)
+        mean = torch.zeros(dim, dtype=torch.float64, device=table.device)
+        for a, b in _blocks(rows, dim):
+            mean += centred[a:b].sum(dim=0)  # the float64 sums of the table's values, block by block
+        centred -= mean / rows
         u, singular, _ = torch.linalg.svd(centred, full_matrices=False)
         scores, total, method = u[:, :top] * singular[:top], float((singular ** 2).sum()), "exact"
-        singular = singular[:top]
+        singular, shortfall = singular[:top], 0.0
     else:
-        scores, singular, total = _randomized(table, mean, top)
+        scores, singular, total, shortfall = _one_read(table, top)
         method = "randomized"
     eps = float(torch.finfo(table.dtype).eps) if table.dtype.is_floating_point else float(np.finfo(np.float64).eps)
     scores = scores.cpu().numpy()
@@ -180,4 +186,4 @@ def table_spectrum(table, top: int = TOP) -> Spectrum:
     explained = [float(s) ** 2 / total if total > 0 else 0.0 for s in singular.tolist()]
     periods, bins = dominant_periods(scores, eps)
     return Spectrum(rows=rows, explained_variance=explained, periods=periods, frequency_bins=bins, method=method,
-                    scores=scores)
+                    scores=scores, shortfall=shortfall)

@@ -33,7 +33,9 @@ def _table(spectrum: Spectrum, *, curves: bool) -> Table:
     scores = spectrum.scores if curves else None
     table = Table(title=f"What the table learned: principal components over its {spectrum.rows} positions "
                         f"({spectrum.method} SVD of the centred table)", title_justify="left",
-                  caption="period: rows per cycle of the component's strongest frequency (rows/FFT bin)",
+                  caption="period: rows per cycle of the component's strongest frequency (rows/FFT bin)"
+                  + (f"; approximate: one read, no power iteration, each share at most "
+                     f"{percent(spectrum.shortfall)} below the true one" if spectrum.method != "exact" else ""),
                   caption_justify="left")
     for name in ("component", "variance", "period (rows)", "bin"):
         table.add_column(name, justify="right", no_wrap=True)  # figures are never cut

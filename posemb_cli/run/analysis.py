@@ -61,6 +61,9 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
                      "norm_max": 0.0}
         else:  # the signal is the table
             stats = measured.norms
+    from posemb_cli.run.diagnostics import figure_methods
+
+    figures = _signal_figures(position, config, measured=measured, progress=progress)
     return SchemeReport(
         scheme=name,
         pictures=measured.heatmaps,
@@ -73,7 +76,8 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         table=stats,
         coverage=measured.coverage.to_dict(),
         bands=position.bands(),
-        signal=_signal_figures(position, config, measured=measured, progress=progress),
+        signal=figures,
+        methods=figure_methods(position, measured, figures),
     )
 
 

@@ -1,13 +1,15 @@
 """The figures beyond the lesson's for one built scheme: relative check, decay bound, ALiBi's penalty, scorecard.
 
-The JSON keys these give are listed in docs/json-contract.md.
+The JSON keys these give are listed in docs/json-contract.md, and so is ``methods``: how each figure reads
+the signal (``figure_methods``), so that a reader sees which figures are sampled and which follow from the
+formula, whatever the context.
 """
 
 from __future__ import annotations
 
 import torch
 
-from posemb_cli.core.schemes.protocols import BiasScheme, PositionScheme, RotaryScheme
+from posemb_cli.core.schemes.protocols import AttentionScheme, BiasScheme, PositionScheme, RotaryScheme
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.measures.decay import full_turn_pairs, long_term_decay
 from posemb_cli.measures.distance_penalty import distance_penalty
@@ -60,6 +62,10 @@ def signal_figures(
         progress.stage("scorecard")
         card = scorecard(position, max_offset=config.max_offset,
                          seed=config.seed + _PROBE_SEED, probe_std=config.init_std, measured=measured)
+        bound = None
+        if frequencies is not None:
+            progress.stage("context bound")
+            bound = context_bound(position, ctx)
         progress.stage("decay bound and spectrum")
         release_free_memory()  # what the checks above freed, back before the spectrum's blocks are allocated
         return SignalFigures(
@@ -74,8 +80,47 @@ def signal_figures(
                             else None),
             distance_penalty=distance_penalty(position, ctx) if isinstance(position, BiasScheme) else None,
             left_out=dict(BIAS_LEFT_OUT) if isinstance(position, BiasScheme) else None,
-            context_bound=None if frequencies is None else context_bound(position, ctx),
+            context_bound=bound,
             # A stored table's (learned, checkpoint) principal components: the table itself, no copy.
             spectrum=(table_spectrum(position.table()) if frequencies is None and position.acts_on == "input"
                       else None),
         )
+
+
+EVERY_POSITION, SAMPLED, CLOSED_FORM, SCAN, PROOF = "every position", "sampled", "closed form", "scan", "proof"
+
+
+def figure_methods(position: PositionScheme, measured: SignalPass, figures: SignalFigures) -> dict[str, str]:
+    """How each figure of one scheme reads its signal: the JSON ``methods`` object.
+
+    ``every position``: the row of every position 0..L-1; ``sampled``: a set of positions whose size does not
+    grow with L (the pass's sample, a grid of anchors, a window of rows, a few blocks); ``closed form``: from the
+    frequencies, slopes or a known zero, no row read; ``scan``: the context bound scans every distance below L;
+    ``proof``: past 1,048,576 distances it rests on the proof (and a scan of the first 2,097,152).
+    """
+    over = SAMPLED if measured.coverage.sampled else EVERY_POSITION
+    card = figures.scorecard
+    found = {
+        "neighbour_similarity": over,
+        "table": CLOSED_FORM if isinstance(position, AttentionScheme) else over,  # nothing added: zero norms
+        "relative_deviation": SAMPLED,  # a grid of anchors and offsets
+        "scorecard.uniqueness": over,
+        "scorecard.boundedness": over,
+        "scorecard.relative": SAMPLED,  # the first rows of the table, or the grid of anchors
+        "scorecard.extrapolation": SAMPLED if card.extrapolation.passed else CLOSED_FORM,  # rows each side of L
+        "scorecard.determinism": (EVERY_POSITION if measured.drawn or measured.compared == measured.blocks
+                                  and not measured.coverage.sampled else SAMPLED),
+    }
+    if position.bands() is not None:
+        found["bands"] = CLOSED_FORM
+    if figures.long_term_decay is not None:
+        found["long_term_decay"] = CLOSED_FORM
+    if figures.full_turn_pairs is not None:
+        found["full_turn_pairs"] = CLOSED_FORM
+    if figures.context_bound is not None:
+        found["context_bound"] = SCAN if figures.context_bound.scanned else PROOF
+    if figures.slopes is not None:
+        found["slopes"] = found["attention_bias"] = CLOSED_FORM
+    if figures.spectrum is not None:
+        found["spectrum"] = EVERY_POSITION
+    return found

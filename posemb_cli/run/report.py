@@ -135,6 +135,7 @@ class SchemeReport:
     model: dict | None = None  # a real model's own shape (ModelReading.model_dict)
     layer_map: list[dict] | None = None  # a real model's layers, one record each (ModelReading.layer_map)
     pictures: dict = field(default_factory=dict, compare=False, repr=False)  # heatmaps: never in JSON
+    methods: dict[str, str] | None = None  # how each figure reads the signal: run.diagnostics.figure_methods
 
     def to_dict(self) -> dict:
         out = {
@@ -160,6 +161,9 @@ class SchemeReport:
             out["model"] = self.model
         if self.layer_map is not None:
             out["layer_map"] = self.layer_map
+        if self.methods is not None:  # the figures this object holds (a relative bias has no neighbour cosines)
+            out["methods"] = {name: how for name, how in self.methods.items()
+                              if out.get(name.split(".")[0]) is not None}
         return out
 
 

@@ -67,3 +67,59 @@ def test_variance_shares_sum_to_at_most_one_and_top_is_capped():
     got = table_spectrum(torch.randn(5, 3, generator=torch.Generator().manual_seed(0)))
     assert len(got.explained_variance) == 3 and sum(got.explained_variance) == pytest.approx(1.0)
     assert got.to_dict()["components"] == 3
+
+
+class CountedRows:
+    """A table that counts the rows read through it (slices only: the one-read route reads nothing else)."""
+
+    def __init__(self, table: torch.Tensor) -> None:
+        self.table, self.shape, self.dtype, self.device = table, table.shape, table.dtype, table.device
+        self.read = torch.zeros(table.shape[0], dtype=torch.int64)
+
+    def __getitem__(self, rows: slice) -> torch.Tensor:
+        self.read[rows] += 1
+        return self.table[rows]
+
+
+def _tables(rows: int, dim: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    position = np.arange(rows)[:, None]
+    curves = np.concatenate([np.sin(position * (k + 1) * np.pi / rows + rng.random()) for k in range(30)], axis=1)
+    smooth = (curves * 3.0 / (1 + np.arange(30)) ** 1.2) @ rng.standard_normal((30, dim)) / np.sqrt(dim)
+    low_rank = (rng.standard_normal((rows, 10)) * 2.0 ** -np.arange(10)) @ rng.standard_normal((10, dim))
+    return {"random": 0.02 * rng.standard_normal((rows, dim)),
+            "smooth plus noise, offset": smooth + 0.02 * rng.standard_normal((rows, dim)) + 0.3,
+            "low rank plus a little noise": low_rank + 1e-3 * rng.standard_normal((rows, dim)) - 5.0,
+            "graded": graded_table(rows, dim)}
+
+
+@pytest.mark.parametrize("name", ["random", "smooth plus noise, offset", "low rank plus a little noise", "graded"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_one_read_shares_are_within_their_bound_of_the_exact_svd(monkeypatch, name, dtype):
+    """Each share is at most the exact one and at most ``shortfall_bound`` below it (NumPy's SVD, float64)."""
+    monkeypatch.setattr(spectrum_module, "_EXACT_ELEMENTS", 0)
+    monkeypatch.setattr(spectrum_module, "_BLOCK_ELEMENTS", 200 * 97)  # blocks of 97 rows: a short last one
+    table = _tables(3000, 200)[name]
+    got = table_spectrum(torch.from_numpy(table).to(dtype))
+    _, explained, _ = numpy_reference(table, 8)
+    found = got.to_dict()
+    assert found["method"] == "randomized" and found["approximate"] and found["reads"] == 1
+    slack = 1e-6 if dtype == torch.float32 else 1e-12
+    assert (np.array(got.explained_variance) <= explained + slack).all()
+    assert (explained <= np.array(got.explained_variance) + found["shortfall_bound"] + slack).all()
+    if name.startswith("low rank"):  # the sketch holds the whole range: the bound is small and so is the error
+        assert found["shortfall_bound"] < 1e-4
+        np.testing.assert_allclose(got.explained_variance, explained, rtol=1e-3)
+
+
+def test_one_read_reads_each_row_once(monkeypatch):
+    monkeypatch.setattr(spectrum_module, "_EXACT_ELEMENTS", 0)
+    monkeypatch.setattr(spectrum_module, "_BLOCK_ELEMENTS", 64 * 50)
+    counted = CountedRows(torch.from_numpy(graded_table(300, 64)).float())
+    table_spectrum(counted)
+    assert counted.read.tolist() == [1] * 300
+
+
+def test_the_exact_route_is_labelled_exact_with_no_shortfall():
+    found = table_spectrum(torch.from_numpy(graded_table())).to_dict()
+    assert found["method"] == "exact" and not found["approximate"] and found["shortfall_bound"] == 0.0

@@ -24,9 +24,8 @@ from posemb_cli.core.dtypes import uses_cast_recipe
 from posemb_cli.core.schemes.bands import Band, bands_of
 from posemb_cli.core.schemes.base import ZeroInput
 from posemb_cli.core.schemes.rope_scaling import SEQ_LEN_KINDS, RopeScaling, rope_frequencies
+from posemb_cli.core.schemes.rope_signal import ProbeRotation
 from posemb_cli.core.settings import EmbeddingConfig
-
-_ROTATE_VALUES = 1 << 18  # values of the signal rotated at once (the product buffer holds half as many)
 
 _PROBE_FEATURES = 1024  # N * D of the probe signal: N = clamp(1024 // D, 1, 8)
 
@@ -83,6 +82,7 @@ class RotaryPositionalEmbedding(ZeroInput, nn.Module):
         probes = torch.randn(count, dim, generator=generator, dtype=torch.float64)
         probes /= torch.linalg.vector_norm(probes, dim=1, keepdim=True) * math.sqrt(count)  # rows of unit norm
         self.register_buffer("probes", probes.to(device=device, dtype=_compute_dtype(self.dtype)), persistent=False)
+        self.rotation = ProbeRotation(dim, head_dim, layout, self.dtype)
 
     def anchor(self) -> torch.Tensor:
         return self.inv_freq  # nothing is added to the input: ZeroInput's zero additive part lives beside it
@@ -128,71 +128,13 @@ class RotaryPositionalEmbedding(ZeroInput, nn.Module):
         """The N probes rotated to positions start..stop-1, side by side: (stop - start, N * D), rows of unit norm.
 
         The cosine between rows p and p + k is the mean over probes of cos(R_p v, R_{p+k} v).
-        Angles are formed in float64 on a fixed grid of G positions: with g = p - p mod G,
-        ``angle(p) = (g * inv_freq mod 2 pi) + (j * inv_freq mod 2 pi)`` for j = p - g, so the
-        per-row work is one add and the trig. Every row depends on its position only: any
-        block equals the same rows of the whole signal, bit for bit, and nothing of size L is
-        built or kept.
+        Angles are formed in float64 on a fixed grid of positions (``rope_signal.py``): every row
+        depends on its position only, so any block equals the same rows of the whole signal, bit
+        for bit, and nothing of size L is built or kept.
         """
         stop = self.max_ctx if stop is None else stop
-        count, compute, device = self.probes.shape[0], self.probes.dtype, self.probes.device
-        frequencies = self.frequencies(max(stop, self.max_ctx)).to(device)  # (h,) float64
-        grid = max(1, (1 << 22) // (count * self.dim))  # G rows: one block of (G, N * D) at most 16 MiB
-        # With each pair (a, b) of a probe, the rotated pair is (cos a - sin b, sin a + cos b). Written over
-        # whole rows: cos * [a, b] + sin * [-b, a], the cos and sin of each pair on both its members. Each
-        # product is rounded on its own and x - y = x + (-y) exactly: the same bits as pair by pair, with
-        # contiguous full-width products (no fused multiply-add).
-        swapped = torch.empty_like(self.probes)  # (N, D): [-b, a] in every pair
-        swapped_first, swapped_second = self._pairs(swapped)
-        probe_first, probe_second = self._pairs(self.probes)
-        swapped_first.copy_(probe_second.neg())
-        swapped_second.copy_(probe_first)
-        cast = uses_cast_recipe(self.dtype)
-        out = torch.empty(stop - start, count * self.dim, dtype=compute, device=device)
-        first = start
-        while first < stop:
-            anchor = first - first % grid
-            last = min(anchor + grid, stop)
-            rows = last - first
-            if cast:  # float32 positions times float32 frequencies, cos/sin held in the dtype
-                where = torch.arange(first, last, dtype=torch.float64, device=device).to(torch.float32)
-                angles = where[:, None] * frequencies.to(torch.float32)  # (b, h)
-                cos, sin = torch.cos(angles).to(self.dtype).to(compute), torch.sin(angles).to(self.dtype).to(compute)
-            else:
-                base = torch.remainder(anchor * frequencies, 2 * math.pi)  # (h,) float64
-                offsets = torch.arange(first - anchor, last - anchor, dtype=torch.float64, device=device)
-                steps = torch.remainder(offsets[:, None] * frequencies, 2 * math.pi)  # (b, h): angle(j)
-                angles = (steps + base).to(compute)  # (b, h)
-                cos, sin = torch.cos(angles), torch.sin(angles)
-            cos, sin = self._on_features(cos), self._on_features(sin)  # (b, D)
-            # Rows in slices of at most _ROTATE_VALUES values, so the product buffer (reused) stays small.
-            step = max(1, _ROTATE_VALUES // (count * self.dim))
-            product = torch.empty(min(step, rows), count, self.dim, dtype=compute, device=device)
-            for at in range(0, rows, step):
-                upto = min(at + step, rows)
-                block = out[first - start + at:first - start + upto].view(upto - at, count, self.dim)
-                scratch = product[:upto - at]
-                torch.mul(cos[at:upto, None, :], self.probes, out=block)  # (s, N, D)
-                block.add_(torch.mul(sin[at:upto, None, :], swapped, out=scratch))
-            first = last
-        return out
-
-    def _on_features(self, values: torch.Tensor) -> torch.Tensor:
-        """(b, h) values per pair -> (b, D): each pair's value on both its members, in every head."""
-        if self.layout == "interleaved":
-            per_head = values.repeat_interleave(2, dim=1)  # (b, hd): v0 v0 v1 v1 ...
-        else:
-            per_head = torch.cat((values, values), dim=1)  # (b, hd): v0 v1 ... v0 v1 ...
-        return per_head.repeat(1, self.dim // self.head_dim)
-
-    def _pairs(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Views of the first and second member of every pair: (..., D) -> two (..., H, h)."""
-        heads = x.view(*x.shape[:-1], self.dim // self.head_dim, self.head_dim)
-        if self.layout == "interleaved":
-            pairs = heads.view(*heads.shape[:-1], self.head_dim // 2, 2)
-            return pairs[..., 0], pairs[..., 1]
-        pairs = heads.view(*heads.shape[:-1], 2, self.head_dim // 2)
-        return pairs[..., 0, :], pairs[..., 1, :]
+        frequencies = self.frequencies(max(stop, self.max_ctx)).to(self.probes.device)  # (h,) float64
+        return self.rotation.rows(self.probes, frequencies, start, stop)
 
     def exact_neighbour_similarity(self, max_offset: int) -> list[float] | None:
         """cos(signal row p, row p + k) = q^T R_k q / |q|^2 of the probes q side by side, in float64; k = 1..K.
@@ -200,7 +142,7 @@ class RotaryPositionalEmbedding(ZeroInput, nn.Module):
         R_p is orthogonal, so (R_p q) . (R_{p+k} q) = q^T R_k q = sum_i (a_i^2 + b_i^2) cos(k theta_i)
         over the pairs (a_i, b_i) of every probe and head: the same at every p.
         """
-        first, second = self._pairs(self.probes.to(torch.float64))  # (N, H, h) each
+        first, second = self.rotation.pairs(self.probes.to(torch.float64))  # (N, H, h) each
         weights = (first ** 2 + second ** 2).sum(dim=(0, 1))  # (h,): |q|^2 on each frequency
         offsets = torch.arange(1, max_offset + 1, dtype=torch.float64, device=weights.device)[:, None]
         cosines = torch.cos(offsets * self.inv_freq.to(weights.device)[None, :])  # (K, h)
