@@ -17,8 +17,9 @@ def extend(
     context: typer.Context,
     model: Annotated[str, typer.Argument(
         metavar="MODEL", show_default=False,
-        help="A config.json, a model directory, a .gguf file, or a .safetensors/.bin file with its config.json "
-             "beside it. With weights, each pair is weighted by the heads' query and key weights.")],
+        help="A config.json, a model directory, a .gguf file, a .safetensors/.bin file with its config.json beside "
+             "it, a Hugging Face id in the local cache (org/name, @revision) or ollama:NAME. With weights, each pair "
+             "is weighted by the heads' query and key weights.")],
     to: Annotated[int, typer.Option(
         "--to", metavar="L", show_default=False, rich_help_panel=opt.REAL,
         help="The target length L, past the model's trained length.")],
