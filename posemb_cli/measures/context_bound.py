@@ -13,6 +13,7 @@ which bases cover.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +27,7 @@ _SCREENED_BLOCK = 1 << 20  # blocks of at least this many distances are screened
 _COVER_TILE = 256  # distances per tile that ``covers`` bounds before it sums (short tiles: tight bounds)
 _UNIT = 2.0 ** -53  # float64 unit roundoff
 
-__all__ = ["Dip", "covers", "dip", "first_negative", "stays_non_negative"]
+__all__ = ["Dip", "covers", "covers_each", "dip", "first_negative", "stays_non_negative"]
 
 
 class _Scan:
@@ -114,14 +115,28 @@ def stays_non_negative(inv_freq: np.ndarray, limit: int) -> bool:
     return not any(scan.negatives(first, columns).size for first, columns in reversed(scan.blocks()))
 
 
-def tile_lower_bounds(inv_freq: np.ndarray, starts: np.ndarray, tile: int, limit: int) -> np.ndarray:
+def tile_lower_bounds(inv_freq: np.ndarray, starts: np.ndarray, tile: int, limit: int,
+                      highest: np.ndarray | None = None) -> np.ndarray:
     """A lower bound on B(m) over each tile [s, s + tile) below ``limit``: the sum over frequencies of the lowest
-    cos(m theta) on the tile, which is -1 where m theta passes an odd multiple of pi, else the lower of its ends."""
-    low = starts[:, None] * inv_freq[None, :]  # (C, F)
-    high = np.minimum(starts + tile - 1, limit - 1)[:, None] * inv_freq[None, :]
-    passes = (2 * np.ceil((low - np.pi) / (2 * np.pi)) + 1) * np.pi <= high
+    cos(m theta) on the tile, which is -1 where m theta passes an odd multiple of pi, else the lower of its ends.
+
+    With ``highest``, each frequency may be anywhere in [inv_freq, highest] (several bases at once): the angles
+    then run from s * inv_freq to (s + tile - 1) * highest, and the bound holds for every frequency between."""
+    top = inv_freq if highest is None else highest
+    ends = np.minimum(starts + tile - 1, limit - 1)  # (C,)
+    # A frequency whose angle moves 2 pi or more across every tile passes an odd multiple of pi on each: -1.
+    turning = inv_freq * float((ends - starts).min(initial=tile - 1)) >= 2 * np.pi
+    # One whose angle stays within [0, pi] below limit falls all the way: its lowest cosine is at the tile's end.
+    falling = ~turning & (top * (limit - 1) <= np.pi)
+    rest = ~turning & ~falling
+    total = np.cos(ends[:, None] * top[None, falling]).sum(axis=1) - float(turning.sum())
+    if rest.any():
+        low = starts[:, None] * inv_freq[None, rest]  # (C, F')
+        high = ends[:, None] * top[None, rest]
+        passes = (2 * np.ceil((low - np.pi) / (2 * np.pi)) + 1) * np.pi <= high
+        total += np.where(passes, -1.0, np.minimum(np.cos(low), np.cos(high))).sum(axis=1)
     # rounding: each end's angle is within 2 ulps; 1e-9 of slack keeps the bound below the float64 sums
-    return np.where(passes, -1.0, np.minimum(np.cos(low), np.cos(high))).sum(axis=1) - 1e-9
+    return total - 1e-9
 
 
 def _tile_sums(freq: np.ndarray, starts: np.ndarray, tile: int, dtype=np.float64) -> np.ndarray:
@@ -149,11 +164,28 @@ def covers(inv_freq: np.ndarray, limit: int) -> bool:
     For a base well above the edge of coverage most tiles are cleared by 1, and near it most by 2 at the cost of
     the few fast frequencies. The answer is the float64 scan's.
     """
+    return covers_each([inv_freq], limit)[0]
+
+
+def covers_each(sets: list[np.ndarray], limit: int, each: Callable = map) -> list[bool]:
+    """``covers`` for each set of frequencies (each of the same length F), with step 1 shared first: a tile
+    whose bound holds for every frequency between the sets' lowest and highest (``tile_lower_bounds`` with
+    ``highest``) is cleared for all of them, so each set is bounded and summed on the other tiles only. Each
+    answer is ``covers``' own (a tile is cleared only by a proof). ``each``: how the sets' own steps are mapped
+    (``map``, or an executor's ``map`` to run them side by side)."""
     if limit <= 1:
-        return True
-    freq = np.asarray(inv_freq, dtype=np.float64)
+        return [True] * len(sets)
+    freqs = [np.asarray(inv_freq, dtype=np.float64) for inv_freq in sets]
     tile = min(_COVER_TILE, limit)
     starts = np.arange(0, limit, tile, dtype=np.float64)  # (C,) values of s
+    if len(freqs) > 1:
+        stacked = np.stack(freqs)
+        starts = starts[tile_lower_bounds(stacked.min(axis=0), starts, tile, limit, stacked.max(axis=0)) < 0]
+    return list(each(lambda freq: _covers_tiles(freq, starts, tile, limit), freqs))
+
+
+def _covers_tiles(freq: np.ndarray, starts: np.ndarray, tile: int, limit: int) -> bool:
+    """Steps 1 to 3 of ``covers`` on the tiles that start at ``starts`` (the others are cleared)."""
     starts = starts[tile_lower_bounds(freq, starts, tile, limit) < 0]
     fast = freq * (tile - 1) > np.pi / 2
     for first in range(0, starts.size, _BLOCK_COLUMNS):

@@ -6,7 +6,14 @@ import math
 
 import numpy as np
 import pytest
-from posemb_cli.measures.context_bound import covers, dip, first_negative, stays_non_negative, tile_lower_bounds
+from posemb_cli.measures.context_bound import (
+    covers,
+    covers_each,
+    dip,
+    first_negative,
+    stays_non_negative,
+    tile_lower_bounds,
+)
 
 
 def thetas(base: float, head: int) -> np.ndarray:
@@ -88,3 +95,29 @@ def test_a_tile_bound_is_never_above_a_sum_of_its_tile(base, head):
     sums = np.concatenate(([theta.size], numpy_sums(theta, limit)))  # B(0) = F, then m = 1 .. limit - 1
     for start, bound in zip(starts.astype(int), bounds, strict=True):
         assert bound <= sums[start:start + tile].min()
+
+
+@pytest.mark.parametrize(("low", "high", "head"), [(1e4, 1.2e4, 64), (3e6, 4e6, 128), (40.0, 60.0, 8)])
+def test_a_tile_bound_over_several_bases_is_never_above_a_sum_of_any_of_them(low, high, head):
+    """covers_each clears a tile for every set at once when the bound over their frequency range is >= 0."""
+    limit, tile = 20000, 256  # the last tile is short: 20,000 is no multiple of 256
+    sets = np.stack([thetas(base, head) for base in np.geomspace(low, high, 6)])
+    starts = np.arange(0, limit, tile, dtype=np.float64)
+    bounds = tile_lower_bounds(sets.min(axis=0), starts, tile, limit, sets.max(axis=0))
+    for theta in sets:
+        sums = np.concatenate(([theta.size], numpy_sums(theta, limit)))
+        for start, bound in zip(starts.astype(int), bounds, strict=True):
+            assert bound <= sums[start:start + tile].min()
+
+
+@pytest.mark.parametrize(("first", "last", "head", "limit"), [(3e5, 1.6e6, 64, 8192), (2e4, 6e4, 128, 4096)])
+def test_covers_each_answers_as_a_numpy_scan_across_the_edge_of_coverage(first, last, head, limit):
+    """Bases on both sides of the edge (and, at width 64, where coverage is not monotone), in batches of 8 as
+    the grid walk takes them: each answer equals B(m) >= 0 for every m below limit, summed directly."""
+    bases = np.geomspace(first, last, 40)
+    sets = [thetas(base, head) for base in bases]
+    expected = [bool((numpy_sums(theta, limit) >= 0).all()) for theta in sets]
+    assert any(expected) and not all(expected)
+    answers = [answer for i in range(0, len(sets), 8) for answer in covers_each(sets[i:i + 8], limit)]
+    assert answers == expected
+    assert [covers(theta, limit) for theta in sets] == expected
