@@ -142,16 +142,43 @@ def _one_read(table, top: int):
     sketch -= projected[None, :]
     gram -= rows * shift[:, None] * projected[None, :]
     total = max(squares - rows * float(shift @ shift), 0.0)
-    left, values, right = torch.linalg.svd(sketch, full_matrices=False)  # Y = U_y S_y V_y^T
+    del first, block, buffer, part  # the read's buffers, freed before the SVD
+    left, values, right = _tall_svd(sketch)  # Y = U_y S_y V_y^T; U_y overwrites Y
     # Directions of Y below sqrt(eps) of its largest would divide W's rounding by a tiny value: left out (their
     # variance, if any, stays in the shortfall).
     kept = values > values.max() * torch.finfo(compute).eps ** 0.5 if values.numel() else values > 0
-    left, values, right = left[:, kept], values[kept], right[kept]
+    values, right = values[kept], right[kept]
     small = (right @ gram.T) / values[:, None]  # (r', D) = Q^T X_c with Q = U_y
     u_small, singular, _ = torch.linalg.svd(small, full_matrices=False)
     captured = float((singular ** 2).sum())
     shortfall = min(1.0, max(0.0, 1.0 - captured / total)) if total > 0 else 0.0
-    return (left @ u_small)[:, :top] * singular[:top], singular[:top], total, shortfall
+    return left(kept, u_small[:, :top]) * singular[:top], singular[:top], total, shortfall
+
+
+def _tall_svd(tall):
+    """The thin SVD of a tall (L, r) float64 matrix with no second (L, r) array: a QR of each block of rows,
+    written over its rows, then one QR of the stacked R factors and the SVD of its R (TSQR). Returns
+    (left, S, V^T), where ``left(kept, M)`` is U[:, kept] @ M, formed block by block (M: (r', c))."""
+    import torch
+
+    rows, width = tall.shape
+    step = max(width, _BLOCK_ELEMENTS // max(width, 1) // 16)  # 4,096 rows of 64: 2 MiB a block
+    starts = list(range(0, rows, step))
+    factors = []
+    for a in starts:
+        q, r = torch.linalg.qr(tall[a:a + step])
+        tall[a:a + q.shape[0], :q.shape[1]] = q  # Q_b has min(b, r) columns
+        tall[a:a + q.shape[0], q.shape[1]:] = 0
+        factors.append(torch.nn.functional.pad(r, (0, 0, 0, width - r.shape[0])))  # (r, r) each
+    outer, top = torch.linalg.qr(torch.cat(factors))  # (n r, r), (r, r)
+    u_top, values, right = torch.linalg.svd(top)
+
+    def left(kept, matrix):
+        inner = u_top[:, kept] @ matrix  # (r, c)
+        return torch.cat([tall[a:a + step] @ (outer[i * width:(i + 1) * width] @ inner)
+                          for i, a in enumerate(starts)])
+
+    return left, values, right
 
 
 def table_spectrum(table, top: int = TOP) -> Spectrum:

@@ -123,3 +123,22 @@ def test_one_read_reads_each_row_once(monkeypatch):
 def test_the_exact_route_is_labelled_exact_with_no_shortfall():
     found = table_spectrum(torch.from_numpy(graded_table())).to_dict()
     assert found["method"] == "exact" and not found["approximate"] and found["shortfall_bound"] == 0.0
+
+
+@pytest.mark.parametrize(("rows", "width", "rank"), [(10000, 64, 64), (9000, 16, 5), (70, 64, 64)])
+def test_the_tall_svd_is_numpys_svd(rows, width, rank):
+    """The sketch's SVD by blocks of rows (TSQR, written over the sketch): NumPy's singular values, and the same
+    left singular vectors up to sign, on a full-rank, a rank-deficient and a short matrix."""
+    from posemb_cli.measures.spectrum import _tall_svd
+
+    generator = np.random.default_rng(rows)
+    tall = generator.standard_normal((rows, rank)) @ generator.standard_normal((rank, width))
+    tall *= np.logspace(0, -3, width)[None, :]
+    u, s, vt = np.linalg.svd(tall, full_matrices=False)
+    left, values, right = _tall_svd(torch.from_numpy(tall.copy()))
+    np.testing.assert_allclose(values.numpy(), s, rtol=1e-9, atol=1e-9 * s[0])
+    kept = values > values.max() * 1e-6
+    got = left(kept, torch.eye(int(kept.sum()), dtype=torch.float64)).numpy()
+    signs = np.sign((got * u[:, :got.shape[1]]).sum(axis=0))
+    np.testing.assert_allclose(got * signs, u[:, :got.shape[1]], atol=1e-8)
+    np.testing.assert_allclose(np.abs(right.numpy()[kept.numpy()]), np.abs(vt[:got.shape[1]]), atol=1e-8)
