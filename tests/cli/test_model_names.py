@@ -164,9 +164,10 @@ def _refused(stores: dict, args: list[str]) -> str:
 def test_a_model_not_cached_is_refused_saying_posemb_does_not_download(stores, command):
     line = _refused(stores, [command, "nobody/nothing", *COMMANDS[command]])
     assert line.startswith("posemb: error: MODEL nobody/nothing: not a file or directory")
-    assert stores["cache"] in line and "does not download" in line
+    assert stores["cache"] in line and "does not download" in line and "(hf download nobody/nothing)" in line
     line = _refused(stores, [command, "tiny/llama@v9", *COMMANDS[command]])
     assert "revision v9 is not in the Hugging Face cache" in line and "does not download" in line
+    assert "(hf download tiny/llama --revision v9)" in line  # the command that fetches what was named
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -70,7 +70,8 @@ def find_in_cache(name: str, hub: HubName, flag: str) -> tuple[str, str]:
     except (LocalEntryNotFoundError, FileNotFoundError, OSError, ValueError) as exc:
         raise PosembError(f"{flag} {name}: not a file or directory, and {hub.repo} at revision {revision} is not in "
                           f"the Hugging Face cache ({where}; HF_HUB_CACHE or HF_HOME moves it); posemb does not "
-                          f"download: fetch it first (hf download {hub.repo})") from exc
+                          f"download: fetch it first (hf download {hub.repo}"
+                          f"{'' if hub.revision is None else ' --revision ' + hub.revision})") from exc
     if not os.path.isabs(where):  # a cache named relative to here: its files named so too
         folder = os.path.relpath(folder)
     commit = os.path.basename(folder)
