@@ -27,6 +27,7 @@ Men et al.'s table is the other question: the smallest base that covers at all
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ _HIGHEST = 300 * PER_DECADE  # 1e300: no grid base above it
 _LOWEST = PER_DECADE  # 10: the proof looks no lower (at tinier bases YaRN's ramp leaves the head)
 _WORKERS = 2  # bases checked side by side
 _BATCH = 8  # bases per batch: at most this many checked past the first failure
+_THREADED_FROM = 1 << 19  # distances from which a base's own steps are worth a thread (2.1 s against 2.5 s at 2**20;
+# at 2**17 threads cost more than they give: 0.59 s against 0.40 s)
 
 __all__ = ["FIGURES", "PER_DECADE", "MinBase", "grid_base", "grid_index", "min_base", "proven_from"]
 
@@ -132,14 +135,15 @@ def min_base(frequencies_for: Callable[[float], np.ndarray], limit: int) -> MinB
         return MinBase(None, None, 0)
     top = grid_index(proof)
     # Bases are checked downward in batches of 8: the tiles that one bound over the batch's frequency range clears
-    # are cleared for all 8 (``covers_each``), each base's own steps then run side by side (NumPy releases the
-    # interpreter's lock); the answer and ``checked`` are those of the one-by-one scan: the grid base above the
-    # first failure from the top.
-    with ThreadPoolExecutor(_WORKERS) as pool:
+    # are cleared for all 8 (``covers_each``), then each base's own steps run, side by side where a base's work is
+    # large enough to pay for a thread (NumPy releases the interpreter's lock); the answer and ``checked`` are
+    # those of the one-by-one scan: the grid base above the first failure from the top.
+    with ThreadPoolExecutor(_WORKERS) if limit >= _THREADED_FROM else contextlib.nullcontext() as pool:
+        each = map if pool is None else pool.map
         k = top
         while k > 0:
             batch = list(range(k - 1, max(k - 1 - _BATCH, -1), -1))
-            answers = covers_each([frequencies_for(grid_base(i)) for i in batch], limit, pool.map)
+            answers = covers_each([frequencies_for(grid_base(i)) for i in batch], limit, each)
             for index, covered in zip(batch, answers, strict=True):
                 if not covered:
                     return MinBase(grid_base(index + 1), proof, top - index)
