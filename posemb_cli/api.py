@@ -222,7 +222,8 @@ def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
 def extend(path: str, *, to: int, **flags: Unpack[ExtendFlags]) -> ExtendReport:
     """``posemb extend``: which RoPE scaling, which factor, to run a model at ``to`` positions.
 
-    ``path`` is a config.json, a model directory, a .gguf file, or a weights file with its config.json beside it;
+    ``path`` is a MODEL as the command line takes it (a config.json, a model directory, a .gguf file, a weights
+    file with its config.json beside it, a Hugging Face id in the local cache or ``ollama:NAME``);
     ``scalings`` (a list, or the CLI's comma string) picks the candidates. ``text`` (a file, or a list of files)
     or ``ids`` (a file) measures each candidate on the model at ``to`` tokens (the ``measure`` extra), with
     ``device`` and ``dtype``; the report then holds the measurement beside the prediction.
