@@ -222,8 +222,8 @@ def measure(*, rounds: int = 1, long: bool = True, floors: bool = False, context
                 last, floor = runs[name][-1], floor_of[name][-1]
                 print(f"  {name}: {last['wall_s']:.1f} s (import torch {floor['wall_s']:.1f} s), "
                       f"{last['peak_bytes'] / 2**30:.2f} GiB, load {last['load_after']:.1f}", flush=True)
-        shown = {name: [part if not isinstance(part, str) or not part.startswith(folder) else
-                        part.replace(folder, "$TMP") for part in command] for name, command in commands.items()}
+        shown = {name: ["python" if part == sys.executable else part.replace(folder, "$TMP") if part.startswith(folder)
+                        else part for part in command] for name, command in commands.items()}
     floors_all = [run for measured in floor_of.values() for run in measured]
     torch_wall = statistics.median(run["wall_s"] for run in floors_all)
     torch_cpu = statistics.median(run["cpu_s"] for run in floors_all)
