@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from beside_torch import main  # noqa: E402
 from long_context import LLAMA31_8B  # noqa: E402
 
 FLOOR = "import typer, rich, numpy"
@@ -106,15 +107,4 @@ def report(figures: dict) -> str:
 
 
 if __name__ == "__main__":
-    import argparse
-
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=10, help="interleaved rounds (medians are recorded)")
-    parser.add_argument("--json", metavar="PATH", help="also write every figure to PATH as JSON")
-    args = parser.parse_args()
-    before = os.getloadavg()[0]
-    figures = {"taken": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), **measure(rounds=args.rounds)}
-    figures["load_average_1min"] = [before, os.getloadavg()[0]]
-    print(report(figures))
-    if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
+    main(__doc__, measure, report, rounds=10, rounds_help="interleaved rounds (medians are recorded)")

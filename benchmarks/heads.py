@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from long_context import LLAMA31_8B, run_once  # noqa: E402
+from beside_torch import main, rounds_beside_import_torch, table  # noqa: E402
+from long_context import LLAMA31_8B  # noqa: E402
 
 REAL = Path(os.environ.get("POSEMB_REAL_MODELS", os.path.expanduser("~/.cache/posemb-real-models")))
 GGUF = {"smollm2_135m_q4_1": REAL / "SmolLM2-135M-Instruct.Q4_1.gguf",
@@ -73,49 +72,17 @@ def measure(*, rounds: int = 3) -> dict:
         commands = {"llama3_8b_shape_bf16": heads(str(model)),
                     "read_floor_8b_float64": [sys.executable, "-c", _READ_FLOOR, str(weights)]}
         commands.update({name: heads(str(path)) for name, path in GGUF.items() if path.is_file()})
-        runs: dict[str, list[dict]] = {name: [] for name in commands}
-        floors: list[dict] = []
-        for _ in range(rounds):
-            for name, command in commands.items():
-                floors.append(run_once([sys.executable, "-c", "import torch"]))
-                runs[name].append(run_once(command))
-                print(f"  {name}: {runs[name][-1]['wall_s']:.1f} s, {runs[name][-1]['peak_bytes'] / 2**20:.0f} MiB",
-                      flush=True)
+        figures = rounds_beside_import_torch(commands, rounds)
         size = weights.stat().st_size
-    torch_wall = statistics.median(run["wall_s"] for run in floors)
-    torch_peak = max(run["peak_bytes"] for run in floors)
-    cases = {}
-    for name, measured in runs.items():
-        wall = statistics.median(run["wall_s"] for run in measured)
-        peak = max(run["peak_bytes"] for run in measured)
-        cases[name] = {"wall_s": wall, "walls_s": [run["wall_s"] for run in measured],
-                       "ratio_to_import_torch": wall / torch_wall, "peak_bytes": peak,
-                       "peak_above_import_torch_bytes": peak - torch_peak}
-    return {"import_torch": {"wall_s": torch_wall, "walls_s": [run["wall_s"] for run in floors],
-                             "peak_bytes": torch_peak}, "checkpoint_bytes": size, "cases": cases}
+    return {**figures, "checkpoint_bytes": size}
 
 
 def report(figures: dict) -> str:
     floor = figures["import_torch"]
-    lines = [f"posemb heads (import torch: {floor['wall_s']:.2f} s, peak {floor['peak_bytes'] / 2**20:.0f} MiB; "
-             f"8B-shaped checkpoint {figures['checkpoint_bytes'] / 2**30:.2f} GiB)",
-             f"{'case':<24}{'wall':>9}{'x torch':>9}{'peak':>11}{'above torch':>13}"]
-    for name, row in figures["cases"].items():
-        lines.append(f"{name:<24}{row['wall_s']:>8.1f}s{row['ratio_to_import_torch']:>8.2f}x"
-                     f"{row['peak_bytes'] / 2**20:>8.0f} MiB{row['peak_above_import_torch_bytes'] / 2**20:>9.0f} MiB")
-    return "\n".join(lines)
+    return table(figures, f"posemb heads (import torch: {floor['wall_s']:.2f} s, "
+                          f"peak {floor['peak_bytes'] / 2**20:.0f} MiB; "
+                          f"8B-shaped checkpoint {figures['checkpoint_bytes'] / 2**30:.2f} GiB)")
 
 
 if __name__ == "__main__":
-    import argparse
-
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of every case (medians are recorded)")
-    parser.add_argument("--json", metavar="PATH", help="also write every figure to PATH as JSON")
-    args = parser.parse_args()
-    before = os.getloadavg()[0]
-    figures = {"taken": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), **measure(rounds=args.rounds)}
-    figures["load_average_1min"] = [before, os.getloadavg()[0]]
-    print(report(figures))
-    if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
+    main(__doc__, measure, report, rounds=3, rounds_help="rounds of every case (medians are recorded)")
