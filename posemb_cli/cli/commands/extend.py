@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
+from posemb_cli.cli.commands.real_inputs import check_plot_flag
 from posemb_cli.cli.output import emit, run_progress
 
 MEASURE = "Measure on the model"
@@ -71,10 +72,7 @@ def extend(
                                          "text": text, "ids": ids, "device": device, "dtype": dtype, "top": top,
                                          "no_plot": no_plot})
     plot = chosen["plot"]
-    if plot is not None:
-        from posemb_cli.render.plot import check_plot_path
-
-        check_plot_path(plot)
+    check_plot_flag(plot)
     with run_progress("reading the model") as progress:
         report = extend_command(chosen, progress=progress)
     if plot is not None:

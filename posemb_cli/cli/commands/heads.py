@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from posemb_cli.cli import options as opt
+from posemb_cli.cli.commands.real_inputs import check_plot_flag
 from posemb_cli.cli.output import emit, run_progress
 
 
@@ -41,10 +42,7 @@ def heads(
     chosen = opt.command_flags(context, {**flags, "model": model, "checkpoint": checkpoint, "distances": distances,
                                          "top": top})
     plot = chosen["plot"]
-    if plot is not None:
-        from posemb_cli.render.plot import check_plot_path
-
-        check_plot_path(plot)
+    check_plot_flag(plot)
     with run_progress("reading the model") as progress:
         report = heads_command(chosen, progress=progress)
     if plot is not None:

@@ -1,4 +1,4 @@
-"""Flags that inspect and compare share for real models and pictures: checks and small glue.
+"""Flags that the commands reading real models and drawing pictures share: checks and small glue.
 
 Parsing only: the checkpoint is read by ``checkpoint.py``, the heatmap is
 computed by ``heatmap.py`` within the signal pass, the figure drawn by ``plot.py``.
