@@ -17,6 +17,7 @@ from tests.cli.test_json_schemas import check
 from tests.extend_promises import check_extend_promises, pair_sums
 from tests.model_files import write_config
 from tests.model_zoo import zoo_model
+from tests.progress_recorder import Recorder
 from tests.refusals import check_refused
 from tests.run.test_heads_transformers import saved_model
 
@@ -139,19 +140,9 @@ def test_colour_and_strips_on_a_colour_terminal(models):
 def test_progress_names_each_stage_and_advances(models):
     from posemb_cli.run.extend import run_extend
 
-    class Recorder:
-        def __init__(self) -> None:
-            self.stages, self.done = [], 0
-
-        def stage(self, name, total=None):
-            self.stages.append((name, total))
-
-        def advance(self, done=1):
-            self.done += done
-
     recorder = Recorder()
     report = run_extend(models["directory"], to=int(TO), progress=recorder)
-    assert [name for name, _ in recorder.stages] == ["reading the model", "reading q and k of 2 layers",
+    assert [name for name, _ in recorder.named] == ["reading the model", "reading q and k of 2 layers",
                                                      "classifying pairs"]
     assert recorder.done == 2 + len(report.scalings)
 

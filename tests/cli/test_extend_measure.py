@@ -36,6 +36,7 @@ from tests.extend_measure_setup import (  # noqa: E402
     tiny_files,
 )
 from tests.loss_oracle import oracle_losses  # noqa: E402
+from tests.progress_recorder import Recorder
 from tests.refusals import check_refused  # noqa: E402
 from tests.tiny_language_model import TEXT, TRAINED, ids_of  # noqa: E402
 
@@ -200,24 +201,14 @@ def test_progress_is_a_bar_per_candidate(tiny):
     from posemb_cli.run.extend_measure import measure_candidates, open_measured
     from posemb_cli.sources.naming.model_file import model_file
 
-    class Recorder:
-        def __init__(self) -> None:
-            self.stages: list[tuple[str, int | None]] = []
-
-        def stage(self, name, total=None):
-            self.stages.append((name, total))
-
-        def advance(self, done=1):
-            pass
-
     recorder = Recorder()
     report = run_extend(tiny.folder, to=LENGTH, scalings=["none", "yarn"])
     measure_candidates(open_measured(model_file(tiny.folder), what="--text", device="cpu", dtype="float32"), report,
                        text=[tiny.text], ids=None, progress=recorder)
-    assert [name for name, _total in recorder.stages] == [
+    assert [name for name, _total in recorder.named] == [
         "tokenizing the text", "measuring 1 of 2, none: loading", f"measuring 1 of 2, none: {LENGTH} tokens",
         "measuring 2 of 2, yarn: loading", f"measuring 2 of 2, yarn: {LENGTH} tokens"]
-    assert all(total for name, total in recorder.stages if name.endswith("tokens"))
+    assert all(total for name, total in recorder.named if name.endswith("tokens"))
 
 
 def test_refusals(tiny, tmp_path, monkeypatch):

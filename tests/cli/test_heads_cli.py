@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from tests.cli.test_json_schemas import check
 from tests.model_files import save_safetensors
 from tests.model_zoo import zoo_model, zoo_weights_only
+from tests.progress_recorder import Recorder
 from tests.refusals import check_refused
 from tests.run.test_heads_transformers import saved_model
 
@@ -151,19 +152,9 @@ def test_progress_advances_once_per_layer(tmp_path):
 
     saved_model("smollm3_nope", tmp_path / "m")
 
-    class Recorder:
-        def __init__(self) -> None:
-            self.stages, self.done = [], 0
-
-        def stage(self, name, total=None):
-            self.stages.append((name, total))
-
-        def advance(self, done=1):
-            self.done += done
-
     recorder = Recorder()
     run_heads(str(tmp_path / "m"), progress=recorder)
-    assert recorder.stages == [("reading q and k of 3 layers", 4)] and recorder.done == 4
+    assert recorder.named == [("reading q and k of 3 layers", 4)] and recorder.done == 4
 
 
 @pytest.mark.parametrize(("flags", "needle"), [

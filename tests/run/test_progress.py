@@ -6,18 +6,7 @@ from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.analysis import run_schemes
 from posemb_cli.run.progress import SILENT, Prefixed, Progress
 
-
-class Recorder:
-    """Keeps every stage with the units advanced in it."""
-
-    def __init__(self) -> None:
-        self.stages: list[list] = []
-
-    def stage(self, name: str, total: int | None = None) -> None:
-        self.stages.append([name, total, 0])
-
-    def advance(self, done: int = 1) -> None:
-        self.stages[-1][2] += done
+from tests.progress_recorder import Recorder
 
 
 def test_recorder_and_silent_follow_the_protocol():
