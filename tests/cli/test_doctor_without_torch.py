@@ -16,16 +16,10 @@ import pytest
 from posemb_cli.measures.precision import measure_precision
 
 from tests.cli.test_startup import probe
+from tests.sources.published_panel import published
 
 REAL = os.environ.get("POSEMB_REAL_MODELS", os.path.expanduser("~/.cache/posemb-real-models"))
-LLAMA_31 = {  # the published Llama-3.1-8B config.json's position fields, bfloat16
-    "architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336,
-    "max_position_embeddings": 131072, "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32,
-    "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "torch_dtype": "bfloat16",
-    "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                     "original_max_position_embeddings": 8192, "rope_type": "llama3"},
-    "vocab_size": 128256,
-}
+LLAMA_31 = published("llama-3.1-8b.json")  # the published Llama-3.1-8B config.json, bfloat16
 
 
 def _config(tmp_path, **changes) -> str:

@@ -13,17 +13,11 @@ from typer.testing import CliRunner
 from tests.model_files import gpt2_tensors, save_safetensors, write_config
 from tests.refusals import check_refused
 from tests.schema_files import validate
+from tests.sources.published_panel import published
 
 runner = CliRunner()
 
-LLAMA_31 = {  # the published Llama-3.1-8B config.json, position fields and all
-    "architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336,
-    "max_position_embeddings": 131072, "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32,
-    "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "torch_dtype": "bfloat16",
-    "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                     "original_max_position_embeddings": 8192, "rope_type": "llama3"},
-    "vocab_size": 128256,
-}
+LLAMA_31 = published("llama-3.1-8b.json")  # the published Llama-3.1-8B config.json, bfloat16
 SMALL = {"hidden_size": 256, "num_attention_heads": 4, "max_position_embeddings": 1024, "rope_theta": 1e6,
          "torch_dtype": "float32"}
 
