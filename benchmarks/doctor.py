@@ -33,7 +33,7 @@ TARGET = 3.0
 # distance the layers attend, then the smallest base that covers them), timed as one more case.
 _WITHOUT_BOUND = """
 import sys
-import posemb_cli.run.doctor.frequency_rules as rules
+import posemb_cli.commands.doctor.frequency_rules as rules
 rules._bound = lambda *args, **kwargs: []
 from posemb_cli.cli.app import main
 sys.argv = ["posemb", *sys.argv[1:]]

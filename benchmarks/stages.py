@@ -54,7 +54,7 @@ def run(flags: list[str]) -> list[tuple[str, float, float]]:
 
     marks.stage("open the model (header, finiteness check)")
     import posemb_cli.cli.commands.inspect as command
-    import posemb_cli.run.real_sources as sources
+    import posemb_cli.run.models.real_sources as sources
     from posemb_cli.cli.app import app
 
     opened = sources.open_real_model

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the names' types for checkers (re-exported); at run time th
     from posemb_cli.reports import PaddingReport as PaddingReport
     from posemb_cli.reports import PrecisionReport as PrecisionReport
 
-__version__ = "0.1.0"
+from posemb_cli.version import __version__
 
 _LAZY = {
     # the commands, one function each (posemb_cli.api), and the reports they return (posemb_cli.reports)

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
         PaddingFlags,
         PrecisionFlags,
     )
-    from posemb_cli.run.commands import Flags
+    from posemb_cli.run.command_flags import Flags
 
 __all__ = ["compare", "doctor", "extend", "heads", "inspect", "inspect_model", "order", "padding", "precision"]
 _CLI_ONLY = ("context", "json", "debug", "output_format")  # what the CLI prints, not what is computed
@@ -62,7 +62,7 @@ def _command(name: str) -> Callable:
 def _flags(name: str, given: dict[str, Any]) -> Flags:
     """The command's flags: its CLI defaults (its declarations are the one source), then what was given,
     each parsed as the CLI parses its text (a value the CLI refuses raises ``PosembError`` with its line)."""
-    from posemb_cli.run.commands import Flags
+    from posemb_cli.run.command_flags import Flags
 
     parameters = _signatures.signature(_command(name)).parameters
     defaults = {key: p.default for key, p in parameters.items() if key not in _CLI_ONLY}
@@ -147,7 +147,7 @@ def inspect(**flags: Unpack[InspectFlags]) -> InspectReport:
 
 
 def _inspect(given: dict[str, Any]) -> InspectReport:
-    from posemb_cli.run.commands.inspect import inspect_command
+    from posemb_cli.commands.inspect.run import inspect_command
 
     chosen = _flags("inspect", given)
     _check_plot(chosen)
@@ -165,7 +165,7 @@ def inspect_model(path: str, **flags: Unpack[InspectFlags]) -> InspectReport:
 def compare(**flags: Unpack[CompareFlags]) -> CompareReport:
     """``posemb compare``: schemes side by side on one batch (``schemes=["learned", "rope"]``), or real models side
     by side (``models=["a.gguf", "org/name"]``, each under each of ``scalings="none,yarn:4"``)."""
-    from posemb_cli.run.commands.compare import compare_command
+    from posemb_cli.commands.compare.run import compare_command
 
     chosen = _flags("compare", dict(flags))
     _check_plot(chosen)
@@ -176,28 +176,28 @@ def compare(**flags: Unpack[CompareFlags]) -> CompareReport:
 
 def order(**flags: Unpack[OrderFlags]) -> OrderReport:
     """``posemb order``: attention without position cannot tell a batch from its permutation."""
-    from posemb_cli.run.commands.order import order_command
+    from posemb_cli.commands.order.run import order_command
 
     return public(order_command(_flags("order", dict(flags))))
 
 
 def precision(**flags: Unpack[PrecisionFlags]) -> PrecisionReport:
     """``posemb precision``: where a 16-bit position signal collapses (``model_config=`` for a real model)."""
-    from posemb_cli.run.commands.precision import precision_command
+    from posemb_cli.commands.precision.run import precision_command
 
     return public(precision_command(_flags("precision", dict(flags))))
 
 
 def padding(**flags: Unpack[PaddingFlags]) -> PaddingReport:
     """``posemb padding``: left padding with naive and mask-derived position ids (or a real model's signal)."""
-    from posemb_cli.run.commands.padding import padding_command
+    from posemb_cli.commands.padding.run import padding_command
 
     return public(padding_command(_flags("padding", dict(flags))))
 
 
 def doctor(path: str, **flags: Unpack[DoctorFlags]) -> DoctorReport:
     """``posemb doctor MODEL``: findings about a model's position setup (MODEL as ``inspect_model`` takes it)."""
-    from posemb_cli.run.commands.doctor import doctor_command
+    from posemb_cli.commands.doctor.run import doctor_command
 
     return public(doctor_command(_flags("doctor", {**flags, "model": path})))
 
@@ -210,7 +210,7 @@ def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
     """
     import dataclasses
 
-    from posemb_cli.run.commands.heads import heads_command
+    from posemb_cli.commands.heads.run import heads_command
 
     chosen = _flags("heads", {**flags, "model": path})
     _check_plot(chosen)
@@ -230,8 +230,8 @@ def extend(path: str, *, to: int, **flags: Unpack[ExtendFlags]) -> ExtendReport:
     """
     import dataclasses
 
-    from posemb_cli.run.commands import Flags
-    from posemb_cli.run.commands.extend import extend_command
+    from posemb_cli.run.command_flags import Flags
+    from posemb_cli.commands.extend.run import extend_command
 
     given: dict[str, Any] = dict(flags)
     text = given.pop("text", None)

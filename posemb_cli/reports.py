@@ -14,7 +14,9 @@ from typing import Any, TypeVar
 
 from rich.jupyter import JupyterMixin
 
-from posemb_cli.run import documents, extend_report, heads_report, report
+from posemb_cli.commands.extend import report as extend_report
+from posemb_cli.commands.heads import report as heads_report
+from posemb_cli.run import documents, report
 
 __all__ = ["CompareReport", "DoctorReport", "ExtendReport", "HeadsReport", "InspectReport", "OrderReport",
            "PaddingReport", "PrecisionReport"]
@@ -85,7 +87,7 @@ class OrderReport(documents.OrderReport, _Shown):
     """``posemb order``: attention on a batch and on its permutation, per scheme."""
 
     def __rich__(self):
-        from posemb_cli.render.order import render_order
+        from posemb_cli.commands.order.render import render_order
 
         return render_order(self)
 
@@ -95,7 +97,7 @@ class PaddingReport(documents.PaddingReport, _Shown):
     """``posemb padding``: attention on a batch and on its left-padded copy, per scheme and position ids."""
 
     def __rich__(self):
-        from posemb_cli.render.padding import render_padding
+        from posemb_cli.commands.padding.render import render_padding
 
         return render_padding(self)
 
@@ -105,7 +107,7 @@ class PrecisionReport(documents.PrecisionReport, _Shown):
     """``posemb precision``: a frequency signal held in each dtype against float64."""
 
     def __rich__(self):
-        from posemb_cli.render.precision import render_precision
+        from posemb_cli.commands.precision.render import render_precision
 
         return render_precision(self)
 
@@ -115,7 +117,7 @@ class DoctorReport(documents.DoctorReport, _Shown):
     """``posemb doctor``: the findings about a model's position setup."""
 
     def __rich__(self):
-        from posemb_cli.render.doctor import render_doctor
+        from posemb_cli.commands.doctor.render import render_doctor
 
         return render_doctor(self)
 
@@ -130,13 +132,13 @@ class HeadsReport(heads_report.HeadsReport, _Shown):
     pictures: bool = True
 
     def __rich__(self):
-        from posemb_cli.render.heads import render_heads
+        from posemb_cli.commands.heads.render import render_heads
 
         return render_heads(self, pictures=self.pictures)
 
     def plot(self):
         """The figure ``--plot`` writes: the pair-share heatmap, the shares per set, the labels, the kernels."""
-        from posemb_cli.render.heads_plot import heads_figure
+        from posemb_cli.commands.heads.plot import heads_figure
         from posemb_cli.render.plot import check_matplotlib
 
         check_matplotlib()
@@ -155,14 +157,14 @@ class ExtendReport(extend_report.ExtendReport, _Shown):
     pictures: bool = True
 
     def __rich__(self):
-        from posemb_cli.render.extend import render_extend
+        from posemb_cli.commands.extend.render import render_extend
 
         return render_extend(self, pictures=self.pictures)
 
     def plot(self):
         """The figure ``--plot`` writes: per extended set, each candidate's compression per pair and class shares;
         measured, the loss curves."""
-        from posemb_cli.render.extend_plot import extend_figure
+        from posemb_cli.commands.extend.plot import extend_figure
         from posemb_cli.render.plot import check_matplotlib
 
         check_matplotlib()

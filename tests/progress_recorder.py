@@ -1,4 +1,4 @@
-"""A Progress (``posemb_cli.run.progress``) that keeps every stage a run names, for tests to read back."""
+"""A Progress (``posemb_cli.core.progress``) that keeps every stage a run names, for tests to read back."""
 
 from __future__ import annotations
 

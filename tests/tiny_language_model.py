@@ -77,7 +77,7 @@ def tiny_llama_gguf(path, model, tokenizer) -> str:
     import gguf
 
     from tests.gguf_files import close_writer
-    from tests.run.test_heads_gguf import gguf_tensors
+    from tests.commands.heads.test_gguf import gguf_tensors
 
     config = model.config
     writer = gguf.GGUFWriter(str(path), "llama")

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
-from posemb_cli import __version__
+from posemb_cli.version import __version__
 from posemb_cli.cli.commands.bench import bench
 from posemb_cli.cli.commands.compare import compare
 from posemb_cli.cli.commands.doctor import doctor

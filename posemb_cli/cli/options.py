@@ -19,7 +19,7 @@ import typer
 from posemb_cli.core.dtypes import DTYPES
 from posemb_cli.core.schemes import scheme_names
 from posemb_cli.core.settings import SCALING_KINDS, EmbeddingConfig
-from posemb_cli.run.commands import Flags
+from posemb_cli.run.command_flags import Flags
 
 DEFAULTS = EmbeddingConfig()
 
@@ -202,6 +202,6 @@ def typed(context: typer.Context, name: str) -> bool:
 
 
 def command_flags(context: typer.Context, values: dict[str, Any]) -> Flags:
-    """A command's flag values (choices as strings) and those the user gave, for its core in ``run.commands``."""
+    """A command's flag values (choices as strings) and those the user gave, for its core in ``run.command_flags``."""
     given = {name: getattr(value, "value", value) for name, value in context.params.items() if typed(context, name)}
     return Flags(values=plain(values), typed=given)

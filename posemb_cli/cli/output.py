@@ -55,7 +55,7 @@ def emit(report: Any, as_json: bool, render: str = "", **options: Any) -> None:
         write_json(to_json(report.to_dict()))
         return
     module, _, function = render.partition(":")
-    draw = getattr(import_module(f"posemb_cli.render.{module}"), function)
+    draw = getattr(import_module(f"posemb_cli.{module}"), function)
     stdout_console().print(draw(report, **options))
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from posemb_cli.core.settings import EmbeddingConfig
-from posemb_cli.run.progress import Progress
+from posemb_cli.core.progress import Progress
 
 if TYPE_CHECKING:
     import torch

@@ -27,7 +27,7 @@ from posemb_cli.runtime.scaling import Scaling, unique_names
 from posemb_cli.runtime.tokens import TokenWindow, ids_window, text_window
 
 if TYPE_CHECKING:
-    from posemb_cli.run.progress import Progress
+    from posemb_cli.core.progress import Progress
 
 __all__ = ["RULE", "MeasuredRun", "MeasuredScaling", "measure_model", "measure_scalings", "open_model"]
 

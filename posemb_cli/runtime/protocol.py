@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import numpy as np
 
-    from posemb_cli.run.progress import Progress
+    from posemb_cli.core.progress import Progress
     from posemb_cli.runtime.scaling import Scaling
 
 __all__ = ["LanguageModel", "MemoryNeed", "Separator", "WindowLosses"]

@@ -18,7 +18,7 @@ from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
 from tests.naming_stores import add_to_hf_cache, add_to_ollama_store, hf_cache_is_valid
-from tests.run.test_heads_transformers import saved_model
+from tests.commands.heads.test_transformers import saved_model
 
 runner = CliRunner()
 COMMIT, OLD = "c" * 40, "d" * 40
@@ -43,7 +43,7 @@ def stores(tmp_path_factory) -> dict:
     gguf = pytest.importorskip("gguf")
     del gguf
     from tests.gguf_files import write_gguf
-    from tests.run.test_heads_gguf import _llama_meta, gguf_tensors
+    from tests.commands.heads.test_gguf import _llama_meta, gguf_tensors
 
     root = tmp_path_factory.mktemp("stores")
     model = saved_model("llama_gqa", root / "llama")

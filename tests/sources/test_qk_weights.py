@@ -12,7 +12,7 @@ from posemb_cli.sources.weights.qk_weights import (
     unpermute_rows,
 )
 
-from tests.run.test_heads_gguf import llama_cpp_permute
+from tests.commands.heads.test_gguf import llama_cpp_permute
 
 
 @pytest.mark.parametrize(("heads", "kv_heads", "head_dim"), [(4, 4, 8), (32, 8, 128), (9, 3, 64)])

@@ -39,7 +39,7 @@ def bench(
     \b
     Example: posemb bench --dim 512,1024 --seq-len 2048 --batch 8 --device cpu
     """
-    from posemb_cli.run.bench import bench_configs, check_repeats, run_bench
+    from posemb_cli.commands.bench.run import bench_configs, check_repeats, run_bench
 
     names = parse_scheme_list("--schemes", schemes, scheme_names())
     dims = parse_int_list("--dim", dim, example="512,1024")
@@ -50,4 +50,4 @@ def bench(
     configs = bench_configs(dims=dims, ctx=ctx, schemes=names, seq_len=seq_len, batch=batch, **flags)
     with run_progress("time forward and copy") as progress:
         report = run_bench(configs, names, warmup=warmup, repeats=repeats, progress=progress)
-    emit(report, as_json, "speed:bench_table")
+    emit(report, as_json, "render.speed:bench_table")

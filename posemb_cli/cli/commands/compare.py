@@ -37,7 +37,7 @@ def compare(
     Example: posemb compare ollama:llama3.1:8b --scalings none,linear:4,yarn:4,llama3:8
     Example: posemb compare --checkpoint gpt2/ --schemes sinusoidal --plot gpt2.svg
     """
-    from posemb_cli.run.commands.compare import compare_command
+    from posemb_cli.commands.compare.run import compare_command
 
     chosen = opt.command_flags(context, {**flags, "models": list(models or ()), "schemes": schemes,
                                          "scalings": scalings})
@@ -47,4 +47,4 @@ def compare(
         report = compare_command(chosen, progress=progress, observe=inputs.picture_observer(terminal=False, plot=plot),
                                  note=inputs.note)
     inputs.write_requested_plot(plot, report, "posemb compare " + ", ".join(r.scheme for r in report.columns()))
-    emit(report, chosen["json"], "documents:render_compare")
+    emit(report, chosen["json"], "render.documents:render_compare")

@@ -48,24 +48,24 @@ def doctor(
     if flags["json"] and opt.typed(context, "output_format") and chosen_format != "json":
         raise PosembError(f"--json and --format {chosen_format} ask for two outputs; give one "
                           "(--json is --format json)")
-    from posemb_cli.run.commands.doctor import doctor_command
+    from posemb_cli.commands.doctor.run import doctor_command
 
     chosen = opt.command_flags(context, {**flags, "model": model, "model_config": model_config,
                                          "checkpoint": checkpoint})
     with run_progress("checking the position setup"):
         report = doctor_command(chosen)
     if chosen_format == "github":
-        from posemb_cli.render.doctor import github_annotations
+        from posemb_cli.commands.doctor.render import github_annotations
 
         lines = github_annotations(report)
         if lines:  # no findings, no line
             write_json(lines.rstrip("\n"))
     elif chosen_format == "sarif":
-        from posemb_cli import __version__
-        from posemb_cli.render.doctor import sarif_log
+        from posemb_cli.version import __version__
+        from posemb_cli.commands.doctor.render import sarif_log
 
         write_json(json.dumps(sarif_log(report, version=__version__), indent=2, allow_nan=False))
     else:
-        emit(report, chosen["json"] or chosen_format == "json", "doctor:render_doctor")
+        emit(report, chosen["json"] or chosen_format == "json", "commands.doctor.render:render_doctor")
     if report.has_error:
         raise typer.Exit(EXIT_DOCTOR_ERROR)

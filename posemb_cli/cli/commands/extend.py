@@ -66,7 +66,7 @@ def extend(
     Example: posemb extend Llama-3.1-8B/config.json --to 524288 --scalings yarn,llama3 --json
     Example: posemb extend SmolLM2-135M-Instruct.Q4_1.gguf --to 16384 --text book.txt --plot loss.png
     """
-    from posemb_cli.run.commands.extend import extend_command
+    from posemb_cli.commands.extend.run import extend_command
 
     chosen = opt.command_flags(context, {**flags, "model": model, "to": to, "scalings": scalings, "factor": factor,
                                          "text": text, "ids": ids, "device": device, "dtype": dtype, "top": top,
@@ -76,7 +76,7 @@ def extend(
     with run_progress("reading the model") as progress:
         report = extend_command(chosen, progress=progress)
     if plot is not None:
-        from posemb_cli.render.extend_plot import write_extend_plot
+        from posemb_cli.commands.extend.plot import write_extend_plot
 
         write_extend_plot(plot, report)
-    emit(report, chosen["json"], "extend:render_extend", pictures=not chosen["no_plot"])
+    emit(report, chosen["json"], "commands.extend.render:render_extend", pictures=not chosen["no_plot"])

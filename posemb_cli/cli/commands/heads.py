@@ -37,7 +37,7 @@ def heads(
     Example: posemb heads SmolLM2-135M-Instruct.Q4_1.gguf
     Example: posemb heads meta-llama/Llama-3.1-8B --distances 0,1,8,4096 --json
     """
-    from posemb_cli.run.commands.heads import heads_command
+    from posemb_cli.commands.heads.run import heads_command
 
     chosen = opt.command_flags(context, {**flags, "model": model, "checkpoint": checkpoint, "distances": distances,
                                          "top": top})
@@ -46,7 +46,7 @@ def heads(
     with run_progress("reading the model") as progress:
         report = heads_command(chosen, progress=progress)
     if plot is not None:
-        from posemb_cli.render.heads_plot import write_heads_plot
+        from posemb_cli.commands.heads.plot import write_heads_plot
 
         write_heads_plot(plot, report)
-    emit(report, chosen["json"], "heads:render_heads", pictures=not chosen["no_plot"])
+    emit(report, chosen["json"], "commands.heads.render:render_heads", pictures=not chosen["no_plot"])

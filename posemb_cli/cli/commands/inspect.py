@@ -29,7 +29,7 @@ def inspect(
     Example: posemb inspect meta-llama/Llama-3.1-8B   (from the Hugging Face cache)
     Example: posemb inspect --checkpoint gpt2/model.safetensors --plot gpt2.png
     """
-    from posemb_cli.run.commands.inspect import inspect_command
+    from posemb_cli.commands.inspect.run import inspect_command
 
     chosen = opt.command_flags(context, {**flags, "model": model, "scheme": scheme})
     plot = chosen["plot"]
@@ -39,4 +39,4 @@ def inspect(
                                           full=chosen["pictures"] == "full")
         report = inspect_command(chosen, progress=progress, observe=observe, note=inputs.note)
     inputs.write_requested_plot(plot, report, f"posemb inspect {report.result.scheme}")
-    emit(report, chosen["json"], "documents:render_inspect")
+    emit(report, chosen["json"], "render.documents:render_inspect")

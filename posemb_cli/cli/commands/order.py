@@ -23,9 +23,9 @@ def order(
     \b
     Example: posemb order --schemes none,sinusoidal,rope,alibi --seq-len 16
     """
-    from posemb_cli.run.commands.order import order_command
+    from posemb_cli.commands.order.run import order_command
 
     chosen = opt.command_flags(context, {**flags, "schemes": schemes})
     with run_progress("permuted tokens") as progress:
         report = order_command(chosen, progress=progress)
-    emit(report, chosen["json"], "order:render_order")
+    emit(report, chosen["json"], "commands.order.render:render_order")

@@ -29,9 +29,9 @@ def padding(
     Example: posemb padding Llama-3.1-8B/config.json --pad 64
     Example: posemb padding Qwen/Qwen2.5-0.5B   (from the Hugging Face cache)
     """
-    from posemb_cli.run.commands.padding import padding_command
+    from posemb_cli.commands.padding.run import padding_command
 
     chosen = opt.command_flags(context, {**flags, "model": model, "schemes": schemes, "pad": pad})
     with run_progress("left padding") as progress:
         report = padding_command(chosen, progress=progress)
-    emit(report, chosen["json"], "padding:render_padding")
+    emit(report, chosen["json"], "commands.padding.render:render_padding")

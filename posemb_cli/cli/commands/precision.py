@@ -32,9 +32,9 @@ def precision(
     Example: posemb precision Llama-3.1-8B/config.json --dtypes bfloat16
     Example: posemb precision ollama:gemma3:270m
     """
-    from posemb_cli.run.commands.precision import precision_command
+    from posemb_cli.commands.precision.run import precision_command
 
     chosen = opt.command_flags(context, {**flags, "model": model, "scheme": scheme, "dtypes": dtypes, "ctx": ctx})
     with run_progress("precision") as progress:
         report = precision_command(chosen, progress=progress)
-    emit(report, chosen["json"], "precision:render_precision")
+    emit(report, chosen["json"], "commands.precision.render:render_precision")

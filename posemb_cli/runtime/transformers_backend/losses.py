@@ -25,7 +25,7 @@ from posemb_cli.runtime.transformers_backend.memory import chunk_positions
 if TYPE_CHECKING:
     import torch
 
-    from posemb_cli.run.progress import Progress
+    from posemb_cli.core.progress import Progress
 
 __all__ = ["PREFIX", "check_logits_path", "decoder_layers", "loss_steps", "window_losses"]
 

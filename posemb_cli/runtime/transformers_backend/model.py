@@ -24,7 +24,7 @@ from posemb_cli.runtime.transformers_backend import loading, losses, memory, pla
 from posemb_cli.runtime.transformers_backend.extra import require_measure_extra
 
 if TYPE_CHECKING:
-    from posemb_cli.run.progress import Progress
+    from posemb_cli.core.progress import Progress
     from posemb_cli.runtime.scaling import Scaling
 
 __all__ = ["TransformersModel", "open_transformers_model"]

@@ -1,0 +1,53 @@
+"""`compare`: schemes side by side on one batch (a checkpoint's table first when one is named), or real models
+side by side (``compare MODEL MODEL ...``, ``commands.compare.models``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from posemb_cli.errors import PosembError
+from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
+from posemb_cli.core.progress import Progress
+from posemb_cli.run.models.real_settings import check_source_flags
+from posemb_cli.run.report import CompareReport
+
+__all__ = ["compare_command"]
+
+
+def compare_command(flags: Flags, *, progress: Progress | None = None, observe: Callable | None = None,
+                    note: Callable[[str], None] | None = None) -> CompareReport:
+    """Run ``compare``; ``observe`` and ``note`` as in ``inspect_command``."""
+    from posemb_cli.core.schemes import scheme_names
+    from posemb_cli.run.analysis import compare
+    from posemb_cli.run.config import parse_scheme_list
+    from posemb_cli.run.flags import config_from_flags
+
+    values = dict(flags.values)
+    models = list(values.get("models") or ())
+    if models:
+        from posemb_cli.commands.compare.models import compare_models
+
+        return compare_models(models, flags, progress=progress, observe=observe, note=note)
+    if values.get("scalings") is not None:
+        raise PosembError("--scalings needs MODEL: it puts a real model under each scaling (posemb compare MODEL "
+                          "--scalings none,yarn:4); for the rope scheme built from flags, use --rope-scaling")
+    names = parse_scheme_list("--schemes", values["schemes"], scheme_names())
+    checkpoint = values["checkpoint"]
+    check_source_flags(checkpoint=checkpoint, key=values["key"], position_offset=values["position_offset"])
+    real = None
+    if checkpoint is not None:
+        from posemb_cli.run.models.real_settings import settle_checkpoint
+        from posemb_cli.run.models.real_sources import table_of_checkpoint
+
+        real = table_of_checkpoint(checkpoint, key=values["key"], position_offset=values["position_offset"],
+                                   command="compare")
+        values = settle_checkpoint(real, values, flags.typed)
+    config = config_from_flags(values, schemes=names)
+    refuse_unread(flags, names)
+    refuse_scaling_without_factor(flags)
+    if real is None or real.loaded is None:
+        return compare(config, names, progress=progress, observe=observe)
+    from posemb_cli.run.models.real_models import compare_checkpoint
+
+    return compare_checkpoint(config, real.loaded, names, progress=progress, observe=observe, real=real,
+                              vocab_typed=flags.given("vocab"))

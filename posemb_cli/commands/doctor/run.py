@@ -1,0 +1,23 @@
+"""`doctor`: lint a model's position setup from its one reading, each finding located in the file it is about."""
+
+from __future__ import annotations
+
+from posemb_cli.errors import PosembError
+from posemb_cli.run.command_flags import Flags
+from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
+from posemb_cli.run.documents import DoctorReport
+
+__all__ = ["doctor_command"]
+
+
+def doctor_command(flags: Flags) -> DoctorReport:
+    from posemb_cli.commands.doctor.examine import run_doctor
+    from posemb_cli.commands.doctor.locations import locate
+
+    flags, named = model_flags(flags)
+    if flags["model_config"] is None and flags["checkpoint"] is None:
+        raise PosembError("doctor needs MODEL (a path, a Hugging Face id or ollama:NAME), --config FILE or "
+                          "--checkpoint PATH")
+    with speaking_of(named):
+        report = locate(run_doctor(config=flags["model_config"], checkpoint=flags["checkpoint"]))
+    return with_resolved(report, named)

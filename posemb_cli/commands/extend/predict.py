@@ -1,0 +1,221 @@
+"""`posemb extend`'s core: which scaling, which factor, for a model at a target length, from its own files.
+
+The model is named once (``sources.naming.model_file``) and read once (its reading, and where it has weights
+its heads' pair shares through ``posemb heads``' core). Each RoPE set is taken as trained
+(``run.models.trained_rope``); each candidate scaling gives its frequencies there (``run.models.scaling_candidates``),
+each pair is classed against the published ones (``measures.extension``) and weighted by the heads
+(``commands.extend.weights``); the candidates are ranked (``measures.extension_ranking``) and the first is
+recommended as a transformers 5 ``rope_parameters`` block and llama.cpp flags.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from posemb_cli.errors import PosembError
+from posemb_cli.measures.extension_ranking import RULE, SCALINGS, Standing, ranked
+from posemb_cli.commands.extend.report import AtRisk, Candidate, ExtendReport, ExtendSet, PairFigure, SetCandidate
+from posemb_cli.core.progress import Progress, or_silent
+
+if TYPE_CHECKING:
+    from posemb_cli.run.models.scaling_candidates import SetCandidateSpec
+    from posemb_cli.run.models.trained_rope import TrainedSet
+    from posemb_cli.commands.extend.weights import SetWeights
+    from posemb_cli.sources.model.reading import ModelReading
+    from posemb_cli.sources.naming.model_file import ModelFile
+
+FLAG = "MODEL"
+
+__all__ = ["run_extend"]
+
+
+def _refuse_target(model: str, reading: ModelReading, trained: list[TrainedSet], target: int) -> None:
+    if reading.kind.kind != "rope":
+        raise PosembError(f"{FLAG} {model}: this model uses {reading.kind.label} ({reading.kind.decided_by}); "
+                          "extend stretches RoPE, and this model has none")
+    if any(one.needs_extension for one in trained):
+        return
+    longest = max(trained, key=lambda one: one.trained_length)
+    if target <= longest.trained_length:
+        raise PosembError(f"--to {target:,} is within the trained length {longest.trained_length:,} "
+                          f"({longest.trained_from}): nothing to extend")
+    raise PosembError(f"--to {target:,}: every RoPE set's layers attend within a window no longer than their "
+                      f"trained length ({longest.attends.why}): nothing to extend")
+
+
+def _choose(asked: list[str] | None, reading: ModelReading, extended: list[TrainedSet]) -> tuple[list[str], list]:
+    """(the candidates, in SCALINGS order; each default one left out, with why). Asked for, a scaling the model
+    cannot load is refused."""
+    from posemb_cli.sources.model.rope_loaders import cannot_load
+
+    left_out: list[dict] = []
+    chosen: list[str] = []
+    for scaling in SCALINGS:
+        if asked is not None and scaling not in asked:
+            continue
+        why = cannot_load(reading.model_type, scaling)
+        if why is None and scaling == "longrope" and any(one.rope.scaling.kind != "longrope" for one in extended):
+            why = "the model carries no LongRoPE factors, short_factor and long_factor"
+        if why is None:
+            chosen.append(scaling)
+        elif asked is not None:
+            raise PosembError(f"--scalings {scaling}: {why}")
+        else:
+            left_out.append({"scaling": scaling, "why": why})
+    return chosen, left_out
+
+
+def _model_parameters(reading: ModelReading, per_set: dict[str, dict]) -> dict:
+    """The whole model's rope_parameters: the one block, or one per layer type (None where a type has no RoPE)."""
+    blocks = reading.blocks
+    if not blocks or blocks[0][0] is None:
+        return next(iter(per_set.values()))
+    return {str(layer_type): None if block is None else per_set.get(str(layer_type)) for layer_type, block in blocks}
+
+
+def _at_risk(rows, top: int) -> list[AtRisk]:
+    from posemb_cli.measures.head_bands import PICK_DECIMALS
+    from posemb_cli.measures.head_bands import ranked as picks
+
+    heads = [row for row in rows if row.head is not None]
+    by = "extrapolated" if any(round(row.extrapolated_share, PICK_DECIMALS) > 0 for row in heads) else "compressed"
+    value = {(row.layer, row.head): row for row in heads}
+    chosen = picks([(row.layer, row.head, row.extrapolated_share if by == "extrapolated" else row.compression_cost)
+                    for row in heads], top)
+    out = []
+    for layer, head, _ in chosen:
+        row = value[(layer, head)]
+        if by == "compressed" and not round(row.compression_cost, PICK_DECIMALS) > 0:
+            continue
+        out.append(AtRisk(layer, head, by, row.extrapolated_share if by == "extrapolated" else row.compressed_share,
+                          row.mean_compression, row.compression_cost))
+    return out
+
+
+def _set_candidate(one: TrainedSet, spec: SetCandidateSpec, weights: SetWeights, model_parameters: dict,
+                   top: int):
+    from posemb_cli.measures.extension import classify_pairs
+    from posemb_cli.commands.extend.weights import gather, summary
+
+    pairs = classify_pairs(one.inv_freq, spec.inv_freq, trained_length=one.trained_length,
+                           distance=one.attends.distance)
+    shares, rows, layers = gather(weights, pairs)
+    overall = summary(shares)
+    figures = [PairFigure(i, float(one.inv_freq[i]), float(spec.inv_freq[i]), name, float(pairs.compression[i]),
+                          float(pairs.trained_span[i]), float(pairs.target_span[i]))
+               for i, name in enumerate(pairs.names())]
+    by_heads = weights.by_heads
+    return SetCandidate(
+        scaling=spec.scaling, factor=spec.factor, attention_factor=spec.attention_factor,
+        rope_parameters=model_parameters, set_parameters=spec.parameters, pairs=figures,
+        weighted_by="heads" if by_heads else "pairs", extrapolated_share=overall.extrapolated,
+        compressed_share=overall.compressed, mean_compression=overall.mean_compression,
+        compression_cost=overall.cost, counts=pairs.counts(), layers=layers, heads=rows if by_heads else [],
+        at_risk=_at_risk(rows, top) if by_heads else []), shares
+
+
+def _weights(reading: ModelReading, tensors, model: str, trained: list[TrainedSet], progress: Progress):
+    from posemb_cli.commands.extend.weights import heads_weights, pair_weights
+
+    if tensors is None:
+        return ({one.rope.name: pair_weights(one.layers, one.rope.rotary_dim // 2) for one in trained}, {},
+                "pairs weighted equally: a config alone has no query and key weights to read")
+    from posemb_cli.commands.heads.measure import measure_heads
+
+    report = measure_heads(tensors, reading, model, distances=[0], top=1, progress=progress, flag=FLAG)
+    return ({one.rope.name: heads_weights(report, one.layers) for one in trained}, report.source,
+            "each pair weighted by each head's pair share (its query and key weights, as posemb heads measures "
+            "them)")
+
+
+def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor: float | None = None, top: int = 3,
+               progress: Progress | None = None, named: ModelFile | None = None) -> ExtendReport:
+    """Rank the candidate scalings of ``model`` at ``to`` positions and recommend the first.
+
+    Args:
+        model: a config.json, a model directory, a .gguf file, or a weights file with its config.json beside it.
+        to: the target length L. scalings: the candidates (default: every one that applies). factor: the factor
+            every candidate takes (default: the one that reaches L). top: heads listed as most at risk.
+        named: ``model`` already resolved (``sources.naming.model_file``); None: resolved here.
+    """
+    from posemb_cli.run.models.scaling_candidates import candidate_spec
+    from posemb_cli.commands.extend.evidence import fine_tuning
+    from posemb_cli.commands.extend.llama_cpp import llama_cpp_flags
+    from posemb_cli.run.models.trained_rope import trained_sets
+    from posemb_cli.commands.extend.weights import concatenated, summary
+    from posemb_cli.sources.naming.model_file import model_file, open_model
+
+    progress = or_silent(progress)
+    progress.stage("reading the model")
+    named = model_file(model, FLAG) if named is None else named
+    reading, tensors = open_model(named, FLAG)
+    trained = trained_sets(reading, to, FLAG) if reading.kind.kind == "rope" else []
+    _refuse_target(model, reading, trained, to)
+    extended = [one for one in trained if one.needs_extension]
+    chosen, left_out = _choose(scalings, reading, extended)
+    weights, heads_source, weighted_note = _weights(reading, tensors, model, trained, progress)
+    progress.stage("classifying pairs", total=len(chosen))
+    specs = {scaling: [(one, candidate_spec(scaling, one, to, factor)) for one in extended] for scaling in chosen}
+    per_set: dict[str, list[SetCandidate]] = {one.rope.name: [] for one in trained}
+    candidates: list[Candidate] = []
+    stretch = to / min(one.trained_length for one in extended)
+    for scaling in chosen:
+        kept = {one.rope.name: one.parameters for one in trained}
+        parameters = _model_parameters(reading, {**kept, **{one.rope.name: spec.parameters
+                                                            for one, spec in specs[scaling]}})
+        parts = []
+        for one, spec in specs[scaling]:
+            found, shares = _set_candidate(one, spec, weights[one.rope.name], parameters, top)
+            per_set[one.rope.name].append(found)
+            parts.append(shares)
+        overall = summary(concatenated(parts))
+        level, evidence = fine_tuning(scaling, stretch)
+        flags, note = llama_cpp_flags(specs[scaling], trained, to)
+        first = specs[scaling][0][1]
+        candidates.append(Candidate(scaling, first.factor, first.factor_rule, parameters, overall.extrapolated,
+                                    overall.compressed, overall.mean_compression, overall.cost, level, evidence,
+                                    flags, note, rank=0))
+        progress.advance()
+    order = [standing.scaling for standing in ranked([Standing(one.scaling, one.extrapolated_share,
+                                                               one.needs_fine_tuning, one.score)
+                                                      for one in candidates])]
+    candidates = [_ranked(one, order.index(one.scaling) + 1) for one in candidates]
+    sets = [_set(one, per_set[one.rope.name]) for one in trained]
+    source = {"model": model, "found": named.found, "kind": named.kind, "config": reading.path,
+              "format": tensors.kind if tensors is not None else "config.json", "read_from": reading.read_from,
+              "model_type": reading.model_type, "rules": list(reading.rules),
+              **{key: heads_source[key] for key in ("norms", "fused_qkv", "qk_rows_unpermuted") if key in heads_source}}
+    return ExtendReport(source=source, model=reading.model_dict(), to=to, factor=factor, scalings=chosen,
+                        left_out=left_out, weighted_by="heads" if tensors is not None else "pairs",
+                        weighted_note=weighted_note, sets=sets, candidates=candidates, rule=RULE,
+                        recommendation=_recommendation(candidates, trained))
+
+
+def _ranked(one: Candidate, rank: int) -> Candidate:
+    import dataclasses
+
+    return dataclasses.replace(one, rank=rank)
+
+
+def _set(one: TrainedSet, candidates: list[SetCandidate]) -> ExtendSet:
+    rope = one.rope
+    return ExtendSet(name=rope.name, layers=list(one.layers), base=rope.base, rotary_pairs=rope.rotary_dim // 2,
+                     layout=rope.layout, trained_length=one.trained_length, trained_from=one.trained_from,
+                     reference_length=one.reference_length, reference_from=one.reference_from,
+                     published={"rope_parameters": one.parameters, "attention_factor": one.attention_factor,
+                                "inv_freq": one.inv_freq.tolist()},
+                     attends_to=one.attends, needs_extension=one.needs_extension, why=one.why,
+                     critical_pair=one.critical_pair, candidates=candidates)
+
+
+def _recommendation(candidates: list[Candidate], trained: list[TrainedSet]) -> dict:
+    best = min(candidates, key=lambda one: one.rank)
+    context = trained[0].context
+    return {"scaling": best.scaling, "factor": best.factor, "rope_parameters": best.rope_parameters,
+            "max_position_embeddings": context,
+            "max_position_embeddings_note": f"kept at the file's {context:,}: transformers' dynamic NTK and "
+                                            "LongRoPE measure length against it",
+            "llama_cpp": best.llama_cpp, "llama_cpp_note": best.llama_cpp_note,
+            "needs_fine_tuning": best.needs_fine_tuning, "evidence": best.evidence,
+            "why": f"ranked first of {len(candidates)}: extrapolated share {best.extrapolated_share:.4g}, "
+                   f"fine-tuning {best.needs_fine_tuning}, score {best.score:.4g}"}

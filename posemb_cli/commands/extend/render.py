@@ -1,0 +1,132 @@
+"""`posemb extend` for people: the model, each RoPE set as trained with its pairs' classes per candidate, the
+candidates ranked under the stated rule (measured on the model beside it, with --text or --ids: ``extend_measured``),
+the heads most at risk, and the recommended block; computes nothing new."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from rich.console import Group
+from rich.text import Text
+
+from posemb_cli.core.wording import layer_ranges
+from posemb_cli.commands.extend.strips import PairStrips
+from posemb_cli.render.fit import Fitted, figure_table
+from posemb_cli.render.format import count, general, number
+from posemb_cli.commands.extend.report import ExtendReport, ExtendSet
+
+__all__ = ["render_extend"]
+
+
+def _header(report: ExtendReport) -> Group:
+    model, source = report.model, report.source
+    title = Text(f"posemb extend {source['model']} --to {count(report.to)}", style="bold")
+    kv = model.get("kv_heads")
+    shape = Text(f"{model.get('model_type')}: {model.get('layers')} layers, {model.get('heads')} query heads and "
+                 f"{kv} key/value head{'' if kv == 1 else 's'} of {model.get('head_dim')} features; "
+                 f"{source['read_from']} ({source['found']})", style="dim")
+    lines = [title, shape, Text(report.weighted_note[0].upper() + report.weighted_note[1:], style="dim")]
+    lines += [Text(f"Left out: {one['scaling']} ({one['why']})", style="yellow") for one in report.left_out]
+    return Group(*lines)
+
+
+def _set(one: ExtendSet, *, pictures: bool) -> Group:
+    head = Text(f"RoPE set {one.name} (layers {layer_ranges(one.layers)}): base {general(one.base)}, "
+                f"{count(one.rotary_pairs)} pairs", style="bold")
+    lines: list = [head, Text(f"  trained length T {count(one.trained_length)}: {one.trained_from}")]
+    if not one.needs_extension:
+        return Group(*lines, Text(f"  {one.why}", style="green"))
+    if one.reference_length != one.trained_length:
+        lines.append(Text(f"  candidates specified against R {count(one.reference_length)} "
+                          f"({one.reference_from}), as transformers takes them"))
+    critical = (f"critical pair {one.critical_pair} (T θ < 2π from it on)" if one.critical_pair < one.rotary_pairs
+                else "every pair turned a full circle in training")
+    lines.append(Text(f"  {one.why}; {critical}"))
+    if pictures:
+        lines.append(PairStrips(one))
+    return Group(*lines)
+
+
+def _share(value: float) -> str:
+    return number(value, 3)
+
+
+def _ranking(report: ExtendReport):
+    table = figure_table("Candidates, best first", "scaling", ("#", "factor", "extrap.", "compr.", "×mean", "attn",
+                                                               "fine-tune", "score"))
+    attention = {one.scaling: [c.attention_factor for s in report.sets for c in s.candidates
+                               if c.scaling == one.scaling] for one in report.candidates}
+    for one in report.ranking:
+        factors = attention[one.scaling]
+        shown = general(factors[0]) if factors and all(math.isclose(f, factors[0]) for f in factors) else "per set"
+        table.add_row(one.scaling, str(one.rank), "-" if one.factor is None else general(one.factor),
+                      _share(one.extrapolated_share), _share(one.compressed_share),
+                      "-" if not math.isfinite(one.mean_compression) else general(one.mean_compression), shown,
+                      one.needs_fine_tuning, number(one.score, 3))
+    return table
+
+
+def _at_risk(report: ExtendReport):
+    table = figure_table("Heads most at risk", "scaling", ("layer", "head", "share", "of its weight on"))
+    for one in report.sets:
+        for found in one.candidates:
+            for pick in found.at_risk:
+                what = ("extrapolated pairs" if pick.by == "extrapolated" else
+                        f"compressed (×{general(pick.mean_compression)})")
+                table.add_row(found.scaling, str(pick.layer), str(pick.head), _share(pick.share), what)
+    return table
+
+
+def _sentence(report: ExtendReport) -> Text | None:
+    best = report.recommendation["scaling"]
+    for one in report.sets:
+        for found in one.candidates:
+            if found.scaling == best and found.at_risk:
+                pick = found.at_risk[0]
+                if pick.by == "extrapolated":
+                    return Text(f"Under {best}, layer {pick.layer} head {pick.head} puts {pick.share:.2f} of its "
+                                f"weight on pairs that {best} extrapolates beyond training.")
+                return Text(f"Under {best}, layer {pick.layer} head {pick.head} puts {pick.share:.2f} of its weight "
+                            f"on pairs {best} compresses (by {general(pick.mean_compression)} on average).")
+    return None
+
+
+def _block(parameters: dict) -> str:
+    inner = ",\n".join(f"    {json.dumps(key)}: {json.dumps(value)}" for key, value in parameters.items())
+    return '  "rope_parameters": {\n' + inner + "\n  }"
+
+
+def _recommendation(report: ExtendReport) -> Group:
+    best = report.recommendation
+    factor = "" if best["factor"] is None else f", factor {general(best['factor'])}"
+    lines: list = [Text(f"Recommended: {best['scaling']}{factor}", style="bold green"),
+                   Text(f"  {best['why']}; fine-tuning: {best['evidence']}", style="dim"),
+                   Text(f"transformers 5 (config.json; max_position_embeddings stays "
+                        f"{count(best['max_position_embeddings'])}):")]
+    lines.append(Text(_block(best["rope_parameters"])))
+    flags = best["llama_cpp"]
+    lines.append(Text("llama.cpp: " + (" ".join(flags) if flags else best["llama_cpp_note"])))
+    if flags and best["llama_cpp_note"] != "exact":
+        lines.append(Text(f"  {best['llama_cpp_note']}", style="dim"))
+    return Group(*lines)
+
+
+def render_extend(report: ExtendReport, *, pictures: bool = True) -> Group:
+    parts: list = [_header(report)]
+    for one in report.sets:
+        parts += [Text(""), _set(one, pictures=pictures)]
+    parts += [Text(""), Fitted(lambda: _ranking(report)), Text(f"Rule: {report.rule}.", style="dim")]
+    if report.measurement is not None:
+        from posemb_cli.commands.extend.render_measured import measured_part
+
+        parts += [Text(""), measured_part(report, pictures=pictures)]
+    if any(found.at_risk for one in report.sets for found in one.candidates):
+        if report.measurement is not None:
+            parts.append(Text(""))
+        parts.append(Fitted(lambda: _at_risk(report)))
+        sentence = _sentence(report)
+        if sentence is not None:
+            parts.append(sentence)
+    parts += [Text(""), _recommendation(report)]
+    return Group(*parts)

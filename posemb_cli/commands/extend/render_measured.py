@@ -1,0 +1,129 @@
+"""`posemb extend --text/--ids` for people: each candidate measured on the model beside its predicted rank, the two
+rankings and their agreement in a sentence, and one loss curve per candidate; computes nothing new.
+
+The curves are sparklines of the report's own buckets, one character per bucket (equal parts of [0, L), the
+trained length T one more edge, marked ``│``), on one scale for every candidate (its lowest and highest bucket
+mean, ``▁`` to ``█``), so that the curves compare at a glance.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.text import Text
+
+from posemb_cli.render.fit import Fitted, figure_table
+from posemb_cli.render.format import count, general, number
+from posemb_cli.commands.extend.report import ExtendReport
+from posemb_cli.runtime import RULE
+
+__all__ = ["LossCurves", "measured_part"]
+
+LEVELS = "▁▂▃▄▅▆▇█"
+MARK = "│"
+_LABEL = 11  # two spaces, the name in 8, a space (as the pair strips)
+
+
+def _where(run) -> str:
+    runtime, window = run.runtime, run.window
+    files = ", ".join(window.files)
+    what = f"{count(window.length)} {'tokens' if window.source == 'text' else 'ids'} of {files}"
+    if window.documents > 1 and window.separator is not None:
+        what += f" ({window.documents} documents joined by {window.separator.token})"
+    placed = runtime.get("placement") or runtime.get("device")
+    return (f"Measured on the model: {what}, through {runtime.get('name')} {runtime.get('version')} "
+            f"({runtime.get('model')}, {placed}, {runtime.get('dtype')}); one forward of the window per candidate, "
+            "no cache; loss in nats.")
+
+
+def _table(report: ExtendReport):
+    run = report.measurement
+    assert run is not None
+    predicted = {one.scaling: one.rank for one in report.candidates}
+    table = figure_table(f"Measured at L = {count(run.length)}, best first", "scaling",
+                         ("#", "pred.", "within T", "beyond T", "ratio", "mean", "s"))
+    for rank, name in enumerate(run.ranking, start=1):
+        measured = run.measured(name)
+        profile = measured.profile
+        table.add_row(name, str(rank), str(predicted[name]), number(profile.within, 3), number(profile.beyond, 3),
+                      number(profile.ratio, 3), number(profile.mean_loss, 3), general(measured.seconds))
+    return table
+
+
+def _rankings(report: ExtendReport) -> Group:
+    run = report.measurement
+    assert run is not None
+    agreement = run.agreement
+    lines = [Text(f"Rule: {RULE}.", style="dim")]
+    if agreement is None:
+        return Group(*lines)
+    rho = ("n/a with one candidate" if agreement.spearman is None else number(agreement.spearman, 3))
+    lines.append(Text(f"Predicted: {', '.join(agreement.predicted_ranking)}. Measured: "
+                      f"{', '.join(agreement.measured_ranking)}. Rank agreement (Spearman's rho): {rho}."))
+    statement = agreement.statement()
+    lines.append(Text(statement[0].upper() + statement[1:] + ".",
+                      style="green" if not agreement.disagreements else "yellow"))
+    return Group(*lines)
+
+
+class LossCurves:
+    """One sparkline per candidate of its bucket means, T marked, within and beyond beside it where they fit."""
+
+    def __init__(self, report: ExtendReport) -> None:
+        self.report = report
+
+    def _scale(self) -> tuple[float, float]:
+        run = self.report.measurement
+        assert run is not None
+        means = [bucket.mean_loss for item in run.scalings for bucket in item.profile.buckets
+                 if math.isfinite(bucket.mean_loss)]
+        return (min(means), max(means)) if means else (0.0, 1.0)
+
+    def _line(self, buckets, low: float, high: float, trained: int) -> Text:
+        line = Text()
+        for bucket in buckets:
+            if bucket.start == trained:
+                line.append(MARK, style="bold")
+            value = bucket.mean_loss
+            if not math.isfinite(value):
+                line.append("·", style="dim")
+                continue
+            level = round((value - low) / (high - low) * (len(LEVELS) - 1)) if high > low else 0
+            line.append(LEVELS[level], style="cyan")
+        return line
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        run = self.report.measurement
+        assert run is not None
+        low, high = self._scale()
+        trained, length = run.trained_length, run.length
+        buckets = len(run.scalings[0].profile.buckets)
+        yield Text(f"Loss by position over [0, {count(length)}): one character per bucket ({buckets} buckets), "
+                   f"{MARK} at T = {count(trained)}; every curve on one scale, {LEVELS[0]} {general(low)} to "
+                   f"{LEVELS[-1]} {general(high)} nats", style="dim")
+        notes = [f"{number(item.profile.within, 2)} | {number(item.profile.beyond, 2)}" for item in run.scalings]
+        width = max(len(item.profile.buckets) for item in run.scalings) + 1
+        beside = options.max_width >= _LABEL + width + 2 + max(len(note) for note in notes)
+        for name in run.ranking:
+            item = run.measured(name)
+            line = Text(f"  {name:<{_LABEL - 3}} ", no_wrap=True)
+            line.append_text(self._line(item.profile.buckets, low, high, trained))
+            note = notes[[one.name for one in run.scalings].index(name)]
+            if beside:
+                line.append(f"  {note}", style="dim")
+                yield line
+            else:
+                yield line
+                yield Text(f"  {'':<{_LABEL - 3}} {note}", style="dim")
+        yield Text(f"  within T | beyond T: mean loss below {count(trained)} and from it to {count(length)}",
+                   style="dim")
+
+
+def measured_part(report: ExtendReport, *, pictures: bool = True) -> Group:
+    """The measurement beside the prediction: where and how, the measured table, the rankings, the curves."""
+    parts: list = [Text(_where(report.measurement), style="dim"), Fitted(lambda: _table(report)),
+                   _rankings(report)]
+    if pictures:
+        parts.append(LossCurves(report))
+    return Group(*parts)

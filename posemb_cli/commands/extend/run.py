@@ -1,0 +1,85 @@
+"""`extend`: which RoPE scaling, which factor, for a model at a target length."""
+
+from __future__ import annotations
+
+import math
+
+from posemb_cli.errors import PosembError
+from posemb_cli.run.command_flags import Flags
+from posemb_cli.commands.extend.report import ExtendReport
+from posemb_cli.core.progress import Progress
+from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
+
+MAX_TOP = 1000
+MAX_FACTOR = 2.0**20
+
+__all__ = ["MAX_TOP", "extend_command", "measure_inputs", "parse_scalings"]
+
+
+def parse_scalings(text: str) -> list[str]:
+    """A comma list of the candidate scalings, each once."""
+    from posemb_cli.measures.extension_ranking import SCALINGS
+
+    names = [part.strip() for part in text.split(",")]
+    unknown = [name for name in names if name not in SCALINGS]
+    if unknown:
+        raise PosembError(f"--scalings: unknown scaling {unknown[0]!r}; choose from {', '.join(SCALINGS)}")
+    if len(set(names)) != len(names):
+        raise PosembError(f"--scalings: each scaling may be given once, got {text!r}")
+    return names
+
+
+def _whole(name: str, value, low: int, high: int, high_text: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise PosembError(f"--{name} must be a whole number from {low:,} to {high_text}, got {value!r}")
+    return value
+
+
+def measure_inputs(flags: Flags) -> tuple[tuple[str, ...], str | None]:
+    """(the --text files, the --ids file): at most one of them; without either, no flag only they read."""
+    from posemb_cli.commands.extend.measure import MEASURE_ONLY
+
+    given = flags["text"]
+    text = (given,) if isinstance(given, str) else tuple(str(path) for path in given or ())
+    ids = flags["ids"]
+    if flags.given("text") and not text:
+        raise PosembError("--text: give at least one UTF-8 text file")
+    if text and ids is not None:
+        raise PosembError("--text and --ids: give one of them, a UTF-8 text to tokenize or token ids")
+    unread = [f"--{name}" for name in MEASURE_ONLY if flags.given(name)]
+    if unread and not text and ids is None:
+        named = " and ".join(unread)
+        raise PosembError(f"{named} {'is' if len(unread) == 1 else 'are'} read only by the measurement on the model, "
+                          f"which --text FILE or --ids FILE asks for; give one of them or leave {named} out")
+    return text, ids
+
+
+def extend_command(flags: Flags, *, progress: Progress | None = None) -> ExtendReport:
+    from posemb_cli.commands.extend.predict import FLAG, run_extend
+
+    to = _whole("to", flags["to"], 2, MAX_COUNT, MAX_COUNT_TEXT)
+    top = _whole("top", flags["top"], 1, MAX_TOP, f"{MAX_TOP:,}")
+    given = flags["scalings"]
+    if isinstance(given, (list, tuple)):
+        given = ",".join(str(name) for name in given)
+    scalings = None if given is None else parse_scalings(given)
+    factor = flags["factor"]
+    if factor is not None:
+        if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not math.isfinite(factor) \
+                or not 1 <= factor <= MAX_FACTOR:
+            raise PosembError(f"--factor must be a number from 1 (no stretch) to 2**20, got {factor!r}")
+        if scalings == ["none"]:
+            raise PosembError("--factor is read by no chosen scaling: none keeps the published frequencies; add "
+                              "another scaling to --scalings or leave --factor out")
+        factor = float(factor)
+    text, ids = measure_inputs(flags)
+    if not text and ids is None:
+        return run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress)
+    from posemb_cli.commands.extend.measure import measure_candidates, open_measured
+    from posemb_cli.sources.naming.model_file import model_file
+
+    named = model_file(flags["model"], FLAG)
+    model = open_measured(named, what="--text" if text else "--ids", device=flags["device"], dtype=flags["dtype"])
+    report = run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress,
+                        named=named)
+    return measure_candidates(model, report, text=text, ids=ids, progress=progress)

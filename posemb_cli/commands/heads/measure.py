@@ -1,0 +1,211 @@
+"""`posemb heads`'s core: every rotating layer's query and key weights, read one layer at a time, measured per head.
+
+The checkpoint's model is read once (``sources.read_model``); its rotating layers' weights come as
+the runtime applies them (``sources.qk_weights``), each layer read once, one layer ahead of the one
+being measured; each layer uses its own RoPE set's frequencies (as applied, at the set's analysed
+context) and bands (``measures.head_bands``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from posemb_cli.errors import PosembError
+from posemb_cli.commands.heads.report import HeadFigures, HeadsReport, LayerHeads, Pick, SetBands
+from posemb_cli.core.progress import Progress, or_silent
+from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
+
+if TYPE_CHECKING:  # numpy and the readers load when a run starts: a refused flag costs nothing
+    from posemb_cli.measures.head_bands import Bands
+    from posemb_cli.sources.model.reading import ModelReading, RopeSet
+    from posemb_cli.sources.weights.tensor_files import TensorFile
+
+MAX_DISTANCES = 4096
+
+__all__ = ["MAX_DISTANCES", "default_distances", "parse_distances", "run_heads"]
+
+
+def default_distances(context: int) -> list[int]:
+    """0, 1, 2, 4, ... (powers of two below the context), and the last distance within it, context - 1."""
+    found = [0] + [2**i for i in range(max(context - 1, 1).bit_length()) if 2**i <= context - 1]
+    return found if found[-1] == context - 1 or context <= 1 else [*found, context - 1]
+
+
+def parse_distances(text: str) -> list[int]:
+    """A comma list of whole distances from 0 to 2**40, each once, returned in increasing order."""
+    parts = [part.strip() for part in text.split(",")]
+    if not all(part.isascii() and part.isdigit() and len(part) <= 15 for part in parts):
+        raise PosembError(f"--distances needs a comma list of whole numbers from 0, got {text!r}")
+    values = [int(part) for part in parts]
+    if len(set(values)) != len(values):
+        raise PosembError(f"--distances: each distance may be given once, got {text!r}")
+    if len(values) > MAX_DISTANCES or max(values) > MAX_COUNT:
+        raise PosembError(f"--distances: at most {MAX_DISTANCES} distances, each at most {MAX_COUNT_TEXT}")
+    return sorted(values)
+
+
+def _training_context(one: RopeSet, reading: ModelReading) -> tuple[int, str]:
+    """T of a set and the field (or rule) that gave it: the original context of an extended model, else the
+    model's; a sliding-window set's window where that is shorter (its layers never see farther)."""
+    scaling = one.scaling
+    if scaling.kind in ("yarn", "llama3", "longrope") and scaling.original_ctx is not None:
+        context, said = scaling.original_ctx, "original_max_position_embeddings"
+    else:
+        context, said = reading.context or one.ctx, "max_position_embeddings"
+    window = reading.window_of(one.name)
+    if window is not None and window < context:
+        return window, "sliding_window"
+    return context, said
+
+
+def _set_bands(one: RopeSet, reading: ModelReading, distances: list[int] | None) -> tuple[SetBands, Bands, object]:
+    """A set's bands and kernel distances: the ones asked for (or the defaults of the distances its layers attend),
+    each below that attended distance where a window bounds it."""
+    import numpy as np
+
+    from posemb_cli.core.schemes.rope_scaling import rope_frequencies
+    from posemb_cli.measures.head_bands import bands_of
+
+    unscaled, scaled, factor = rope_frequencies(one.rotary_dim, one.base, one.scaling, seq_len=one.ctx)
+    context, said = _training_context(one, reading)
+    bands = bands_of(unscaled, context)
+    attends = reading.attends_to(one.name)
+    if distances is None:
+        distances = default_distances(attends.distance if attends.windowed else reading.context or 1)
+    elif attends.windowed:
+        distances = [d for d in distances if d < attends.distance]
+    described = SetBands(name=one.name, base=one.base, rotary_pairs=one.rotary_dim // 2,
+                         critical_pair=bands.critical_pair, high_pairs=bands.high_pairs, training_context=context,
+                         context_from=said, wavelengths=(2 * np.pi / scaled).tolist(), attention_factor=factor,
+                         layout=one.layout, distances=distances, attends_to=attends.to_dict())
+    return described, bands, scaled
+
+
+def _source(path: str, reading: ModelReading, qk, kind: str) -> dict:
+    return {"checkpoint": path, "format": kind, "config": reading.path, "read_from": reading.read_from,
+            "model_type": reading.model_type, "norms": qk.rule.describe(), "fused_qkv": qk.names.fused,
+            "qk_rows_unpermuted": qk.unpermute, "rules": list(reading.rules)}
+
+
+def workers() -> int:
+    """Blocks measured side by side: the CPUs this process may use, at most 8 (each holds a block)."""
+    import os
+
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        usable = os.cpu_count() or 1
+    return max(1, min(usable, 8))
+
+
+def _layer_figures(weights, per_block: int, pool, described: SetBands, inv_freq, distances: list[int]):
+    """(H, P) pair shares and (H, D) kernels of one layer, its blocks of key/value groups measured side by
+    side (NumPy releases the interpreter's lock while it computes; the order of the results is the blocks')."""
+    import numpy as np
+
+    from posemb_cli.measures.head_frequencies import head_frequencies
+
+    def measure(start: int):
+        q, k = weights.block(start, min(start + per_block, weights.groups))
+        return head_frequencies(q, k, rotary_dim=2 * described.rotary_pairs, layout=described.layout,
+                                inv_freq=inv_freq, attention_factor=described.attention_factor,
+                                distances=np.asarray(distances, dtype=np.float64))
+
+    parts = list(pool.map(measure, range(0, weights.groups, per_block)))
+    return (np.concatenate([part.pair_share for part in parts]), np.concatenate([part.kernel for part in parts]))
+
+
+def _layer(record, weights, qk, sets: dict, per_block: int, pool) -> LayerHeads:
+    """One rotating layer's heads, from its q and k as applied (``weights``), the kernel at its set's distances."""
+    from posemb_cli.measures.head_bands import band_shares, label
+
+    described, bands, inv_freq = sets[record.rope_set]
+    share, kernel = _layer_figures(weights, per_block, pool, described, inv_freq, described.distances)
+    high, beyond = band_shares(share, bands)
+    group = qk.shape.heads // qk.shape.kv_heads
+    heads = tuple(HeadFigures(head=h, kv_head=h // group, pair_share=share[h].tolist(), high_share=float(high[h]),
+                              beyond_critical_share=float(beyond[h]), label=label(float(high[h]), float(beyond[h])),
+                              kernel=kernel[h].tolist())
+                  for h in range(qk.shape.heads))
+    return LayerHeads(record.layer, described, weights.biases, heads)
+
+
+def _layers(reading: ModelReading, qk, sets: dict, progress: Progress, side_by_side: int) -> list[LayerHeads]:
+    """Every layer's heads, in order. A reader thread reads the next rotating layer (into the other of two
+    buffers) while this one is measured, its blocks of key/value groups side by side in ``side_by_side`` threads."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    from posemb_cli.sources.weights.qk_weights import LayerBuffers, groups_per_block
+
+    per_block = groups_per_block(qk.shape, side_by_side)
+    rotating = [record.layer for record in reading.layers if record.position == "rope" and record.rope_set is not None]
+    buffers = (LayerBuffers(), LayerBuffers())  # layer i is read into buffers[i % 2]
+    ahead: dict[int, Future] = {}
+    layers = []
+    with ThreadPoolExecutor(side_by_side) as pool, ThreadPoolExecutor(1) as reader:
+        def read(index: int) -> None:
+            if index < len(rotating):  # its buffer held layer index - 2, measured by now
+                ahead[rotating[index]] = reader.submit(qk.read, rotating[index], buffers[index % 2], per_block)
+
+        read(0)
+        for record in reading.layers:
+            if record.layer not in ahead:  # no RoPE in this layer
+                layers.append(LayerHeads(record.layer, None))
+            else:
+                weights = ahead.pop(record.layer).result()
+                read(rotating.index(record.layer) + 1)
+                layers.append(_layer(record, weights, qk, sets, per_block, pool))
+            progress.advance()
+    return layers
+
+
+def _refuse_kind(path: str, reading: ModelReading | None) -> None:
+    if reading is None:
+        raise PosembError(f"--checkpoint {path}: no config.json beside the weights; heads needs the model's "
+                          "config (heads, RoPE) from there or a .gguf file's metadata")
+    if reading.kind.kind != "rope":
+        raise PosembError(f"--checkpoint {path}: this model uses {reading.kind.label} ({reading.kind.decided_by}); "
+                          "heads reads the query and key weights of RoPE models")
+
+
+def run_heads(checkpoint: str, *, distances: list[int] | None = None, top: int = 5,
+              progress: Progress | None = None) -> HeadsReport:
+    """Measure every head of every rotating layer of the checkpoint.
+
+    Args:
+        checkpoint: a safetensors file or sharded directory, a .bin state dict, or a .gguf file.
+        distances: the kernel's distances; default ``default_distances`` of the model's context.
+        top: heads listed in each pick (most weight on high-frequency, and on beyond-critical pairs).
+    """
+    from posemb_cli.sources.naming.read import read_checkpoint_model
+    from posemb_cli.sources.weights.tensor_files import open_tensor_file
+
+    tensors = open_tensor_file(checkpoint)
+    reading = read_checkpoint_model(tensors, checkpoint)
+    _refuse_kind(checkpoint, reading)
+    assert reading is not None
+    return measure_heads(tensors, reading, checkpoint, distances=distances, top=top, progress=progress)
+
+
+def measure_heads(tensors: TensorFile, reading: ModelReading, checkpoint: str, *, distances: list[int] | None = None,
+                  top: int = 5, progress: Progress | None = None, flag: str = "--checkpoint") -> HeadsReport:
+    """``run_heads`` on a checkpoint already opened and read (a RoPE model's), its refusals naming ``flag``."""
+    from posemb_cli.measures.head_bands import ranked
+    from posemb_cli.run.allocator import bounded_heap
+    from posemb_cli.sources.weights.qk_source import open_qk_source
+
+    progress = or_silent(progress)
+    what = f"{flag} {checkpoint}"
+    qk = open_qk_source(tensors, reading, what)
+    sets = {one.name: _set_bands(one, reading, distances) for one in reading.rope_sets}
+    distances = distances if distances is not None else default_distances(reading.context or 1)
+    progress.stage(f"reading q and k of {len(qk.layers)} layers", total=len(reading.layers))
+    # The heap keeps and reuses the temporaries' memory: fresh pages for each cost more than the arithmetic.
+    with bounded_heap():
+        layers = _layers(reading, qk, sets, progress, workers())
+    high = [(layer.layer, head.head, head.high_share) for layer in layers for head in layer.heads]
+    beyond = [(layer.layer, head.head, head.beyond_critical_share) for layer in layers for head in layer.heads]
+    return HeadsReport(source=_source(checkpoint, reading, qk, tensors.kind), model=reading.model_dict(),
+                       distances=distances, sets=[one[0] for one in sets.values()], layers=layers,
+                       most_high=[Pick(*entry) for entry in ranked(high, top)],
+                       most_beyond=[Pick(*entry) for entry in ranked(beyond, top)])
