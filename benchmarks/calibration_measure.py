@@ -177,7 +177,6 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     args = parser.parse_args()
     import torch
-
     from posemb_cli.runtime.transformers_backend import loading
 
     if args.threads:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from posemb_cli.commands.bench.timing import time_side_by_side
 from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
 from posemb_cli.core.schemes import build_scheme
 from posemb_cli.run.config import make_config
-from posemb_cli.commands.bench.timing import time_side_by_side
 
 
 def _before(composer: EmbeddingComposer, ids: torch.Tensor, seq_len: int):

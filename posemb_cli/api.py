@@ -30,7 +30,6 @@ from posemb_cli.reports import (
     OrderReport,
     PaddingReport,
     PrecisionReport,
-    public,
 )
 
 if TYPE_CHECKING:
@@ -151,7 +150,7 @@ def _inspect(given: dict[str, Any]) -> InspectReport:
 
     chosen = _flags("inspect", given)
     _check_plot(chosen)
-    report = public(inspect_command(chosen, observe=_observer(chosen, terminal=not chosen["no_plot"])))
+    report = inspect_command(chosen, observe=_observer(chosen, terminal=not chosen["no_plot"]))
     _plot(chosen, report)
     return report
 
@@ -169,7 +168,7 @@ def compare(**flags: Unpack[CompareFlags]) -> CompareReport:
 
     chosen = _flags("compare", dict(flags))
     _check_plot(chosen)
-    report = public(compare_command(chosen, observe=_observer(chosen, terminal=False)))
+    report = compare_command(chosen, observe=_observer(chosen, terminal=False))
     _plot(chosen, report)
     return report
 
@@ -178,28 +177,28 @@ def order(**flags: Unpack[OrderFlags]) -> OrderReport:
     """``posemb order``: attention without position cannot tell a batch from its permutation."""
     from posemb_cli.commands.order.run import order_command
 
-    return public(order_command(_flags("order", dict(flags))))
+    return order_command(_flags("order", dict(flags)))
 
 
 def precision(**flags: Unpack[PrecisionFlags]) -> PrecisionReport:
     """``posemb precision``: where a 16-bit position signal collapses (``model_config=`` for a real model)."""
     from posemb_cli.commands.precision.run import precision_command
 
-    return public(precision_command(_flags("precision", dict(flags))))
+    return precision_command(_flags("precision", dict(flags)))
 
 
 def padding(**flags: Unpack[PaddingFlags]) -> PaddingReport:
     """``posemb padding``: left padding with naive and mask-derived position ids (or a real model's signal)."""
     from posemb_cli.commands.padding.run import padding_command
 
-    return public(padding_command(_flags("padding", dict(flags))))
+    return padding_command(_flags("padding", dict(flags)))
 
 
 def doctor(path: str, **flags: Unpack[DoctorFlags]) -> DoctorReport:
     """``posemb doctor MODEL``: findings about a model's position setup (MODEL as ``inspect_model`` takes it)."""
     from posemb_cli.commands.doctor.run import doctor_command
 
-    return public(doctor_command(_flags("doctor", {**flags, "model": path})))
+    return doctor_command(_flags("doctor", {**flags, "model": path}))
 
 
 def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
@@ -208,13 +207,11 @@ def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
 
     ``distances`` (a list of ints, or the CLI's comma string) chooses the kernel's distances.
     """
-    import dataclasses
-
     from posemb_cli.commands.heads.run import heads_command
 
     chosen = _flags("heads", {**flags, "model": path})
     _check_plot(chosen)
-    report = dataclasses.replace(public(heads_command(chosen)), pictures=not chosen["no_plot"])
+    report = heads_command(chosen)
     _plot(chosen, report)
     return report
 
@@ -228,10 +225,8 @@ def extend(path: str, *, to: int, **flags: Unpack[ExtendFlags]) -> ExtendReport:
     or ``ids`` (a file) measures each candidate on the model at ``to`` tokens (the ``measure`` extra), with
     ``device`` and ``dtype``; the report then holds the measurement beside the prediction.
     """
-    import dataclasses
-
-    from posemb_cli.run.command_flags import Flags
     from posemb_cli.commands.extend.run import extend_command
+    from posemb_cli.run.command_flags import Flags
 
     given: dict[str, Any] = dict(flags)
     text = given.pop("text", None)
@@ -240,6 +235,6 @@ def extend(path: str, *, to: int, **flags: Unpack[ExtendFlags]) -> ExtendReport:
         files = [text] if isinstance(text, str) else [str(one) for one in text]
         chosen = Flags(values={**chosen.values, "text": files}, typed={**chosen.typed, "text": files})
     _check_plot(chosen)
-    report = dataclasses.replace(public(extend_command(chosen)), pictures=not chosen["no_plot"])
+    report = extend_command(chosen)
     _plot(chosen, report)
     return report

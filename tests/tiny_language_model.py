@@ -76,8 +76,8 @@ def tiny_llama_gguf(path, model, tokenizer) -> str:
     """``model`` and ``tokenizer`` as llama.cpp's converter writes them, in F32."""
     import gguf
 
-    from tests.gguf_files import close_writer
     from tests.commands.heads.test_gguf import gguf_tensors
+    from tests.gguf_files import close_writer
 
     config = model.config
     writer = gguf.GGUFWriter(str(path), "llama")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from importlib import import_module
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 if TYPE_CHECKING:
@@ -40,23 +39,19 @@ def write_json(text: str) -> None:
     sys.stdout.flush()
 
 
-def emit(report: Any, as_json: bool, render: str = "", **options: Any) -> None:
-    """Print a command's result: its JSON document (one line) under ``--json``, else its rendering for people.
+def emit(report: Any, as_json: bool) -> None:
+    """Print a command's result: its JSON document (one line) under ``--json``, else the report itself for people.
 
     Args:
-        report: the run's report (``to_dict()`` is the document), or what ``render`` draws.
-        render: ``MODULE:FUNCTION`` of ``posemb_cli.render`` drawing ``report`` (imported only when drawn, so a
-            JSON run never loads the tables).
-        options: keyword arguments of that function (``pictures=False``).
+        report: the command's report: ``to_dict()`` is its document, ``__rich__`` its tables (imported only when
+            drawn, so a JSON run never loads them).
     """
     if as_json:
         from posemb_cli.run.report import to_json
 
         write_json(to_json(report.to_dict()))
         return
-    module, _, function = render.partition(":")
-    draw = getattr(import_module(f"posemb_cli.{module}"), function)
-    stdout_console().print(draw(report, **options))
+    stdout_console().print(report)
 
 
 class _StageBar:

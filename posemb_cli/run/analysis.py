@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from posemb_cli.core.progress import Prefixed, Progress, or_silent
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.preparation import prepare
-from posemb_cli.core.progress import Prefixed, Progress, or_silent
 from posemb_cli.run.report import CompareReport, InspectReport, ParamCounts, SchemeReport, SignalFigures
 
 

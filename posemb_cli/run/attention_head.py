@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.core.progress import Progress
+from posemb_cli.core.settings import EmbeddingConfig
 
 if TYPE_CHECKING:
     import torch

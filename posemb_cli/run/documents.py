@@ -1,9 +1,10 @@
-"""The report types of the commands that print one config and a list of results.
+"""What every command's report shares: the ``{"schema", "config", "results"}`` shape, its JSON text, and Jupyter.
 
-order, bench, padding and precision share one shape, ``{"schema", "config",
-"results"}``; doctor's is ``{"schema", "source", "findings"}``. The scheme
-reports of compare, inspect and sweep live in ``report.py``. Every key is in
-docs/json-contract.md.
+order, bench, padding and precision print one config and a list of results
+(``ResultsReport``); each command's own report type lives in its folder
+(``commands/<name>/report.py``). Every report is ``Shown``: ``to_json()`` is its ``--json``
+text, and its ``__rich__`` (defined by each report) is what the command prints, so a report
+shows itself in Jupyter and in ``rich.print``. Every key is in docs/json-contract.md.
 """
 
 from __future__ import annotations
@@ -11,20 +12,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-ORDER_SCHEMA = "posemb.order/1"
-BENCH_SCHEMA = "posemb.bench/1"
-PADDING_SCHEMA = "posemb.padding/1"
-PRECISION_SCHEMA = "posemb.precision/1"
-DOCTOR_SCHEMA = "posemb.doctor/1"
-SEVERITIES = ("error", "warning", "info")
+from rich.jupyter import JupyterMixin
 
-__all__ = ["BENCH_SCHEMA", "DOCTOR_SCHEMA", "ORDER_SCHEMA", "PADDING_SCHEMA", "PRECISION_SCHEMA", "SEVERITIES",
-           "BenchReport", "DoctorReport", "Finding", "Location", "OrderReport", "PaddingReport", "PrecisionReport",
-           "ResultsReport"]
+__all__ = ["ResultsReport", "Shown"]
+
+
+class Shown(JupyterMixin):
+    """A report's JSON text (non-finite floats as null), and its display in Jupyter through its ``__rich__``."""
+
+    __slots__ = ()
+
+    def to_json(self) -> str:
+        """The command's ``--json`` document as text (non-finite floats as null)."""
+        from posemb_cli.run.report import to_json
+
+        return to_json(self.to_dict())  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
-class ResultsReport:
+class ResultsReport(Shown):
     """One config and a list of results; a result is a dict or has ``to_dict()``."""
 
     schema: ClassVar[str]
@@ -34,88 +40,3 @@ class ResultsReport:
     def to_dict(self) -> dict:
         rows = [row if isinstance(row, dict) else row.to_dict() for row in self.results]
         return {"schema": self.schema, "config": self.config, "results": rows}
-
-
-class OrderReport(ResultsReport):
-    """``posemb order``: one ``{"scheme", "max_abs_diff", ...}`` result per scheme."""
-
-    schema = ORDER_SCHEMA
-
-
-class BenchReport(ResultsReport):
-    """``posemb bench``: one timing result per dim and scheme."""
-
-    schema = BENCH_SCHEMA
-
-
-@dataclass(frozen=True)
-class PaddingReport(ResultsReport):
-    """``posemb padding``: one result per scheme and position-id choice; a real model adds its source and shape."""
-
-    schema = PADDING_SCHEMA
-    source: dict | None = None
-    model: dict | None = None
-
-    def to_dict(self) -> dict:
-        out = super().to_dict()
-        if self.source is not None:
-            out["source"] = self.source
-        if self.model is not None:
-            out["model"] = self.model
-        return out
-
-
-class PrecisionReport(ResultsReport):
-    """``posemb precision``: one ``PrecisionResult`` per dtype and recipe."""
-
-    schema = PRECISION_SCHEMA
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where a doctor finding points: a file, and the line and column of the config key it is about.
-
-    ``key`` is None where the file holds no key the finding names (a missing key, a GGUF file): then
-    line and column are 1.
-    """
-
-    path: str
-    line: int = 1
-    column: int = 1
-    key: str | None = None
-
-    def to_dict(self) -> dict:
-        return {"path": self.path, "line": self.line, "column": self.column, "key": self.key}
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One thing ``posemb doctor`` found in a model's position setup, and where (once located)."""
-
-    id: str
-    severity: str  # error | warning | info
-    message: str
-    fix: str
-    location: Location | None = None
-
-    def to_dict(self) -> dict:
-        out: dict = {"id": self.id, "severity": self.severity, "message": self.message, "fix": self.fix}
-        if self.location is not None:
-            out["location"] = self.location.to_dict()
-        return out
-
-
-@dataclass(frozen=True)
-class DoctorReport:
-    """``posemb doctor``: where the config came from and what was found."""
-
-    source: dict
-    findings: list[Finding]
-
-    @property
-    def has_error(self) -> bool:
-        return any(finding.severity == "error" for finding in self.findings)
-
-    def to_dict(self) -> dict:
-        return {"schema": DOCTOR_SCHEMA, "source": self.source,
-                "findings": [finding.to_dict() for finding in self.findings]}

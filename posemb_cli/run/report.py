@@ -168,12 +168,35 @@ class SchemeReport:
 
 
 @dataclass(frozen=True)
+class ResolvedSource:
+    """A real model's ``source`` with how MODEL was resolved: ``resolved`` {name, path, found}."""
+
+    base: SourceDescription
+    resolved: dict
+
+    def source(self) -> dict:
+        return {**self.base.source(), "resolved": self.resolved}
+
+
+def resolved_result(result: SchemeReport, resolved: dict) -> SchemeReport:
+    """A scheme report (and each RoPE set's under ``layer_types``) whose source says how MODEL was resolved."""
+    layer_types = None if result.layer_types is None else [
+        (name, resolved_result(one, resolved)) for name, one in result.layer_types]
+    source = None if result.source is None else ResolvedSource(result.source, resolved)
+    return dataclasses.replace(result, source=source, layer_types=layer_types)
+
+
+@dataclass(frozen=True)
 class InspectReport:
     config: dict
     result: SchemeReport
 
     def to_dict(self) -> dict:
         return {"schema": INSPECT_SCHEMA, "config": self.config, **self.result.to_dict()}
+
+    def with_resolved(self, resolved: dict) -> InspectReport:
+        """The report whose source says how MODEL was resolved."""
+        return dataclasses.replace(self, result=resolved_result(self.result, resolved))
 
 
 @dataclass(frozen=True)
@@ -197,6 +220,10 @@ class CompareReport:
         if self.column_keys is not None:
             entries = [{**entry, **keys} for entry, keys in zip(entries, self.column_keys, strict=True)]
         return {"schema": COMPARE_SCHEMA, "config": self.config, "schemes": entries}
+
+    def with_resolved(self, resolved: dict) -> CompareReport:
+        """The report whose every source says how MODEL was resolved."""
+        return dataclasses.replace(self, results=[resolved_result(one, resolved) for one in self.results])
 
 
 def _finite_or_none(value):

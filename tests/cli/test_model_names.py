@@ -17,8 +17,8 @@ import pytest
 from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
-from tests.naming_stores import add_to_hf_cache, add_to_ollama_store, hf_cache_is_valid
 from tests.commands.heads.test_transformers import saved_model
+from tests.naming_stores import add_to_hf_cache, add_to_ollama_store, hf_cache_is_valid
 
 runner = CliRunner()
 COMMIT, OLD = "c" * 40, "d" * 40
@@ -42,8 +42,8 @@ def stores(tmp_path_factory) -> dict:
     """Paths and environment of a Hugging Face cache and an Ollama store holding one tiny Llama."""
     gguf = pytest.importorskip("gguf")
     del gguf
-    from tests.gguf_files import write_gguf
     from tests.commands.heads.test_gguf import _llama_meta, gguf_tensors
+    from tests.gguf_files import write_gguf
 
     root = tmp_path_factory.mktemp("stores")
     model = saved_model("llama_gqa", root / "llama")

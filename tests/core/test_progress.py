@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from posemb_cli.core.progress import SILENT, Prefixed, Progress
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.analysis import run_schemes
-from posemb_cli.core.progress import SILENT, Prefixed, Progress
 
 from tests.progress_recorder import Recorder
 

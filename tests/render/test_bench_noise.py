@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
+from posemb_cli.commands.bench.report import BenchReport
 from posemb_cli.render.speed import NOISY_SPREAD, bench_table
-from posemb_cli.run.documents import BenchReport
 from rich.console import Console
 
 

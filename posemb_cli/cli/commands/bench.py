@@ -50,4 +50,4 @@ def bench(
     configs = bench_configs(dims=dims, ctx=ctx, schemes=names, seq_len=seq_len, batch=batch, **flags)
     with run_progress("time forward and copy") as progress:
         report = run_bench(configs, names, warmup=warmup, repeats=repeats, progress=progress)
-    emit(report, as_json, "render.speed:bench_table")
+    emit(report, as_json)

@@ -47,4 +47,4 @@ def compare(
         report = compare_command(chosen, progress=progress, observe=inputs.picture_observer(terminal=False, plot=plot),
                                  note=inputs.note)
     inputs.write_requested_plot(plot, report, "posemb compare " + ", ".join(r.scheme for r in report.columns()))
-    emit(report, chosen["json"], "render.documents:render_compare")
+    emit(report, chosen["json"])

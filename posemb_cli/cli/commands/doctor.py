@@ -61,11 +61,11 @@ def doctor(
         if lines:  # no findings, no line
             write_json(lines.rstrip("\n"))
     elif chosen_format == "sarif":
-        from posemb_cli.version import __version__
         from posemb_cli.commands.doctor.render import sarif_log
+        from posemb_cli.version import __version__
 
         write_json(json.dumps(sarif_log(report, version=__version__), indent=2, allow_nan=False))
     else:
-        emit(report, chosen["json"] or chosen_format == "json", "commands.doctor.render:render_doctor")
+        emit(report, chosen["json"] or chosen_format == "json")
     if report.has_error:
         raise typer.Exit(EXIT_DOCTOR_ERROR)

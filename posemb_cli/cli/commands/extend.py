@@ -79,4 +79,4 @@ def extend(
         from posemb_cli.commands.extend.plot import write_extend_plot
 
         write_extend_plot(plot, report)
-    emit(report, chosen["json"], "commands.extend.render:render_extend", pictures=not chosen["no_plot"])
+    emit(report, chosen["json"])

@@ -49,4 +49,4 @@ def heads(
         from posemb_cli.commands.heads.plot import write_heads_plot
 
         write_heads_plot(plot, report)
-    emit(report, chosen["json"], "commands.heads.render:render_heads", pictures=not chosen["no_plot"])
+    emit(report, chosen["json"])

@@ -39,4 +39,4 @@ def inspect(
                                           full=chosen["pictures"] == "full")
         report = inspect_command(chosen, progress=progress, observe=observe, note=inputs.note)
     inputs.write_requested_plot(plot, report, f"posemb inspect {report.result.scheme}")
-    emit(report, chosen["json"], "render.documents:render_inspect")
+    emit(report, chosen["json"])

@@ -28,4 +28,4 @@ def order(
     chosen = opt.command_flags(context, {**flags, "schemes": schemes})
     with run_progress("permuted tokens") as progress:
         report = order_command(chosen, progress=progress)
-    emit(report, chosen["json"], "commands.order.render:render_order")
+    emit(report, chosen["json"])

@@ -34,4 +34,4 @@ def padding(
     chosen = opt.command_flags(context, {**flags, "model": model, "schemes": schemes, "pad": pad})
     with run_progress("left padding") as progress:
         report = padding_command(chosen, progress=progress)
-    emit(report, chosen["json"], "commands.padding.render:render_padding")
+    emit(report, chosen["json"])

@@ -37,4 +37,4 @@ def precision(
     chosen = opt.command_flags(context, {**flags, "model": model, "scheme": scheme, "dtypes": dtypes, "ctx": ctx})
     with run_progress("precision") as progress:
         report = precision_command(chosen, progress=progress)
-    emit(report, chosen["json"], "commands.precision.render:render_precision")
+    emit(report, chosen["json"])

@@ -46,8 +46,9 @@ def sweep(
     Example: posemb sweep --dim 64,128 --ctx 512,2048 --schemes learned,sinusoidal --json
     Example: posemb sweep --schemes rope --ctx 4096 --rope-scaling none,linear,yarn --rope-factor 2,4
     """
-    from posemb_cli.core.settings import SCALING_KINDS
+    from posemb_cli.commands.sweep.report import SweepSummary
     from posemb_cli.commands.sweep.run import plan_sweep, run_sweep, summary_row
+    from posemb_cli.core.settings import SCALING_KINDS
 
     names = parse_scheme_list("--schemes", schemes, scheme_names())
     typed = [name for name in context.params if opt.typed(context, name)]
@@ -68,4 +69,4 @@ def sweep(
             else:
                 rows.append(summary_row(report))
     if not json:
-        emit(rows, False, "render.speed:sweep_table")
+        emit(SweepSummary(rows), False)

@@ -16,15 +16,15 @@ import dataclasses
 from collections.abc import Callable
 from functools import partial
 
+from posemb_cli.commands.bench.report import BenchReport
 from posemb_cli.core.dtypes import dtype_size
+from posemb_cli.core.progress import Progress, or_silent
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
 from posemb_cli.run.config import make_config, require_int_in, require_positive_int
-from posemb_cli.run.documents import BenchReport
 from posemb_cli.run.memory import estimate_bench_bytes, require_fits
 from posemb_cli.run.memory_blame import size_blame
 from posemb_cli.run.position_config import check_default_position_settings
-from posemb_cli.core.progress import Progress, or_silent
 
 BENCH_DEFAULTS = {"vocab": 32000, "dim": 1024, "ctx": 2048, "batch": 8}  # the command's, for a memory refusal
 _INT64 = 8
@@ -97,9 +97,9 @@ def run_bench(
 def _bench_dim(config, schemes, device, dtype, *, warmup, repeats, tick) -> list[dict]:
     import torch
 
+    from posemb_cli.commands.bench.timing import time_side_by_side
     from posemb_cli.core.embeddings import EmbeddingComposer, TokenEmbedding
     from posemb_cli.core.schemes import build_scheme
-    from posemb_cli.commands.bench.timing import time_side_by_side
     from posemb_cli.sources.batch.ids import random_ids
 
     batch, seq_len, dim = config.batch, config.seq_len, config.dim

@@ -5,17 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from posemb_cli.errors import PosembError
-from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
+from posemb_cli.commands.compare.report import CompareReport
 from posemb_cli.core.progress import Progress
+from posemb_cli.errors import PosembError
+from posemb_cli.run import report as engine
+from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
 from posemb_cli.run.models.real_settings import check_source_flags
-from posemb_cli.run.report import CompareReport
 
 __all__ = ["compare_command"]
 
 
 def compare_command(flags: Flags, *, progress: Progress | None = None, observe: Callable | None = None,
                     note: Callable[[str], None] | None = None) -> CompareReport:
+    """Run ``compare``; its report as the public type (see ``_compare``)."""
+    return CompareReport.of(_compare(flags, progress=progress, observe=observe, note=note))
+
+
+def _compare(flags: Flags, *, progress: Progress | None = None, observe: Callable | None = None,
+            note: Callable[[str], None] | None = None) -> engine.CompareReport:
     """Run ``compare``; ``observe`` and ``note`` as in ``inspect_command``."""
     from posemb_cli.core.schemes import scheme_names
     from posemb_cli.run.analysis import compare

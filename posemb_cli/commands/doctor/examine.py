@@ -11,12 +11,12 @@ The rules run per RoPE set: ``scaling_rules`` (the rope block), ``frequency_rule
 
 from __future__ import annotations
 
-from posemb_cli.errors import PosembError
 from posemb_cli.commands.doctor.frequency_rules import frequency_findings
+from posemb_cli.commands.doctor.report import DoctorReport, Finding
 from posemb_cli.commands.doctor.scaling_rules import scaling_findings
 from posemb_cli.commands.doctor.subject import Subject, subjects
 from posemb_cli.commands.doctor.table_rules import table_findings
-from posemb_cli.run.documents import DoctorReport, Finding
+from posemb_cli.errors import PosembError
 from posemb_cli.sources.model.reading import ModelReading
 
 __all__ = ["run_doctor"]

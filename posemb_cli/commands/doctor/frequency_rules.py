@@ -5,8 +5,8 @@ Ids: head-size, partial-rotary, rope-theta-missing, rope-base-bound, low-precisi
 
 from __future__ import annotations
 
+from posemb_cli.commands.doctor.report import Finding
 from posemb_cli.commands.doctor.subject import Subject, number
-from posemb_cli.run.documents import Finding
 
 _DEFAULT_BASE = 10000.0
 _THETA_SILENT_UP_TO = 4096  # longer contexts seldom train at transformers' default base

@@ -16,7 +16,7 @@ import os
 import re
 
 from posemb_cli.commands.doctor.key_lines import KeyPlace, key_places
-from posemb_cli.run.documents import DoctorReport, Finding, Location
+from posemb_cli.commands.doctor.report import DoctorReport, Finding, Location
 from posemb_cli.sources.bounds.limits import MAX_JSON_BYTES
 
 _NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*")

@@ -18,10 +18,10 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from posemb_cli.commands.doctor.catalogue import describe
+from posemb_cli.commands.doctor.report import SEVERITIES, DoctorReport, Finding, Location
 from posemb_cli.render.fit import Fitted
 from posemb_cli.render.source import resolved_text
-from posemb_cli.commands.doctor.catalogue import describe
-from posemb_cli.run.documents import SEVERITIES, DoctorReport, Finding, Location
 
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _GITHUB_LEVELS = {"error": "error", "warning": "warning", "info": "notice"}

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from posemb_cli.commands.doctor.report import DoctorReport
 from posemb_cli.errors import PosembError
 from posemb_cli.run.command_flags import Flags
 from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
-from posemb_cli.run.documents import DoctorReport
 
 __all__ = ["doctor_command"]
 

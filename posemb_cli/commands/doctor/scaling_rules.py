@@ -11,10 +11,10 @@ from __future__ import annotations
 import difflib
 import math
 
-from posemb_cli.core.schemes.rope_scaling import yarn_attention_factor
+from posemb_cli.commands.doctor.report import Finding
 from posemb_cli.commands.doctor.rope_keys import EVERY_KEY, EXTENDING, REQUIRED, known_keys
 from posemb_cli.commands.doctor.subject import Subject, number
-from posemb_cli.run.documents import Finding
+from posemb_cli.core.schemes.rope_scaling import yarn_attention_factor
 
 __all__ = ["scaling_findings"]
 

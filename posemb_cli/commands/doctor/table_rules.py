@@ -5,7 +5,7 @@ Id: table-short.
 
 from __future__ import annotations
 
-from posemb_cli.run.documents import Finding
+from posemb_cli.commands.doctor.report import Finding
 from posemb_cli.sources.model.reading import ModelReading
 
 __all__ = ["table_findings"]

@@ -5,8 +5,8 @@ report's bucket means over [0, L), the trained length T marked."""
 
 from __future__ import annotations
 
-from posemb_cli.render.plot import save_figure
 from posemb_cli.commands.extend.report import ExtendReport, ExtendSet
+from posemb_cli.render.plot import save_figure
 
 __all__ = ["extend_figure", "write_extend_plot"]
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from posemb_cli.errors import PosembError
-from posemb_cli.measures.extension_ranking import RULE, SCALINGS, Standing, ranked
 from posemb_cli.commands.extend.report import AtRisk, Candidate, ExtendReport, ExtendSet, PairFigure, SetCandidate
 from posemb_cli.core.progress import Progress, or_silent
+from posemb_cli.errors import PosembError
+from posemb_cli.measures.extension_ranking import RULE, SCALINGS, Standing, ranked
 
 if TYPE_CHECKING:
+    from posemb_cli.commands.extend.weights import SetWeights
     from posemb_cli.run.models.scaling_candidates import SetCandidateSpec
     from posemb_cli.run.models.trained_rope import TrainedSet
-    from posemb_cli.commands.extend.weights import SetWeights
     from posemb_cli.sources.model.reading import ModelReading
     from posemb_cli.sources.naming.model_file import ModelFile
 
@@ -94,8 +94,8 @@ def _at_risk(rows, top: int) -> list[AtRisk]:
 
 def _set_candidate(one: TrainedSet, spec: SetCandidateSpec, weights: SetWeights, model_parameters: dict,
                    top: int):
-    from posemb_cli.measures.extension import classify_pairs
     from posemb_cli.commands.extend.weights import gather, summary
+    from posemb_cli.measures.extension import classify_pairs
 
     pairs = classify_pairs(one.inv_freq, spec.inv_freq, trained_length=one.trained_length,
                            distance=one.attends.distance)
@@ -138,11 +138,11 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
             every candidate takes (default: the one that reaches L). top: heads listed as most at risk.
         named: ``model`` already resolved (``sources.naming.model_file``); None: resolved here.
     """
-    from posemb_cli.run.models.scaling_candidates import candidate_spec
     from posemb_cli.commands.extend.evidence import fine_tuning
     from posemb_cli.commands.extend.llama_cpp import llama_cpp_flags
-    from posemb_cli.run.models.trained_rope import trained_sets
     from posemb_cli.commands.extend.weights import concatenated, summary
+    from posemb_cli.run.models.scaling_candidates import candidate_spec
+    from posemb_cli.run.models.trained_rope import trained_sets
     from posemb_cli.sources.naming.model_file import model_file, open_model
 
     progress = or_silent(progress)

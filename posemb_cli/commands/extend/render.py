@@ -10,11 +10,11 @@ import math
 from rich.console import Group
 from rich.text import Text
 
-from posemb_cli.core.wording import layer_ranges
+from posemb_cli.commands.extend.report import ExtendReport, ExtendSet
 from posemb_cli.commands.extend.strips import PairStrips
+from posemb_cli.core.wording import layer_ranges
 from posemb_cli.render.fit import Fitted, figure_table
 from posemb_cli.render.format import count, general, number
-from posemb_cli.commands.extend.report import ExtendReport, ExtendSet
 
 __all__ = ["render_extend"]
 

@@ -13,9 +13,9 @@ import math
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 
+from posemb_cli.commands.extend.report import ExtendReport
 from posemb_cli.render.fit import Fitted, figure_table
 from posemb_cli.render.format import count, general, number
-from posemb_cli.commands.extend.report import ExtendReport
 from posemb_cli.runtime import RULE
 
 __all__ = ["LossCurves", "measured_part"]

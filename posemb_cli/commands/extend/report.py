@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from posemb_cli.run.documents import Shown
 from posemb_cli.sources.model.reading import Attends
 
 if TYPE_CHECKING:
@@ -166,8 +167,13 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class ExtendReport:
-    """Everything ``posemb extend`` found for one model and target length."""
+class ExtendReport(Shown):
+    """``posemb extend``: candidate RoPE scalings for a model at a target length, ranked, and the block to paste.
+
+    With ``text=`` or ``ids=``, ``measurement`` holds each candidate measured on the model (``runtime.MeasuredRun``:
+    ``measurement.measured("yarn").losses`` are its per-position losses) beside the predicted ranking.
+    ``pictures``: whether the terminal form draws the pair strips and loss curves (the CLI's ``--no-plot``).
+    """
 
     source: dict
     model: dict
@@ -182,6 +188,7 @@ class ExtendReport:
     rule: str
     recommendation: dict
     measurement: MeasuredRun | None = None
+    pictures: bool = True
 
     @property
     def ranking(self) -> list[Candidate]:
@@ -204,3 +211,17 @@ class ExtendReport:
         if measured is not None:
             out["measurement"] = {key: value for key, value in measured.items() if key not in ("measured", "agreement")}
         return out
+
+    def __rich__(self):
+        from posemb_cli.commands.extend.render import render_extend
+
+        return render_extend(self, pictures=self.pictures)
+
+    def plot(self):
+        """The figure ``--plot`` writes: per extended set, each candidate's compression per pair and class shares;
+        measured, the loss curves."""
+        from posemb_cli.commands.extend.plot import extend_figure
+        from posemb_cli.render.plot import check_matplotlib
+
+        check_matplotlib()
+        return extend_figure(self)

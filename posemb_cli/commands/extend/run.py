@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
-from posemb_cli.errors import PosembError
-from posemb_cli.run.command_flags import Flags
 from posemb_cli.commands.extend.report import ExtendReport
 from posemb_cli.core.progress import Progress
+from posemb_cli.errors import PosembError
+from posemb_cli.run.command_flags import Flags
 from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 MAX_TOP = 1000
@@ -55,6 +56,12 @@ def measure_inputs(flags: Flags) -> tuple[tuple[str, ...], str | None]:
 
 
 def extend_command(flags: Flags, *, progress: Progress | None = None) -> ExtendReport:
+    """Run ``extend``: the prediction, and with --text/--ids the measurement beside it."""
+    report = _extend(flags, progress=progress)
+    return dataclasses.replace(report, pictures=not flags.values.get("no_plot", False))
+
+
+def _extend(flags: Flags, *, progress: Progress | None = None) -> ExtendReport:
     from posemb_cli.commands.extend.predict import FLAG, run_extend
 
     to = _whole("to", flags["to"], 2, MAX_COUNT, MAX_COUNT_TEXT)

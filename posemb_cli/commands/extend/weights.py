@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posemb_cli.measures.extension import PairClasses, Shares, equal_weights, weighted_shares
 from posemb_cli.commands.extend.report import HeadShares
+from posemb_cli.measures.extension import PairClasses, Shares, equal_weights, weighted_shares
 
 if TYPE_CHECKING:
     from posemb_cli.commands.heads.report import HeadsReport

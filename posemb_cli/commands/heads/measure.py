@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from posemb_cli.errors import PosembError
 from posemb_cli.commands.heads.report import HeadFigures, HeadsReport, LayerHeads, Pick, SetBands
 from posemb_cli.core.progress import Progress, or_silent
+from posemb_cli.errors import PosembError
 from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 if TYPE_CHECKING:  # numpy and the readers load when a run starts: a refused flag costs nothing

@@ -1,4 +1,5 @@
-"""``posemb heads --plot FILE.png|FILE.svg``: the terminal pictures of ``commands.heads.render`` as one matplotlib figure.
+"""``posemb heads --plot FILE.png|FILE.svg``: the terminal pictures of ``commands.heads.render``
+as one matplotlib figure.
 
 Top left: layers x pairs, the mean pair share, each layer's critical pair marked. Top right: the mean
 share per pair of each RoPE set, its critical pair and last high-frequency pair as lines. Bottom left:
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 import math
 
-from posemb_cli.render.plot import save_figure
 from posemb_cli.commands.heads.report import HeadsReport
+from posemb_cli.render.plot import save_figure
 
 _LABEL_COLOURS = {"positional": "tab:red", "semantic": "tab:blue", "mixed": "tab:grey"}
 

@@ -8,11 +8,11 @@ import math
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 
+from posemb_cli.commands.heads.report import HeadsReport, LayerHeads, Pick
 from posemb_cli.render.fit import Fitted, figure_table
 from posemb_cli.render.format import count, general, number
 from posemb_cli.render.pictures import sparkline
 from posemb_cli.render.source import resolved_text
-from posemb_cli.commands.heads.report import HeadsReport, LayerHeads, Pick
 
 RAMP = " .:-=+*#%@"  # share 0 .. the largest mean share
 _LOW, _HIGH = (240, 240, 240), (160, 20, 40)

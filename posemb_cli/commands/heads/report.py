@@ -6,8 +6,11 @@ read the same objects. No torch here.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
+
+from posemb_cli.run.documents import Shown
 
 HEADS_SCHEMA = "posemb.heads/1"
 
@@ -104,8 +107,11 @@ class Pick:
 
 
 @dataclass(frozen=True)
-class HeadsReport:
-    """Everything ``posemb heads`` measured on one checkpoint."""
+class HeadsReport(Shown):
+    """``posemb heads``: which RoPE frequencies each trained head's query and key weights use.
+
+    ``pictures``: whether the terminal form draws its heatmap and kernels (the CLI's ``--no-plot``).
+    """
 
     source: dict
     model: dict
@@ -114,6 +120,7 @@ class HeadsReport:
     layers: list[LayerHeads]
     most_high: list[Pick]
     most_beyond: list[Pick]
+    pictures: bool = True
 
     @property
     def rotary_pairs(self) -> int | None:
@@ -146,3 +153,20 @@ class HeadsReport:
                 "most": {"high": [pick.to_dict() for pick in self.most_high],
                          "beyond_critical": [pick.to_dict() for pick in self.most_beyond]},
                 "layers": [layer.to_dict(self.distances) for layer in self.layers]}
+
+    def with_resolved(self, resolved: dict) -> HeadsReport:
+        """The report whose source says how MODEL was resolved."""
+        return dataclasses.replace(self, source={**self.source, "resolved": resolved})
+
+    def __rich__(self):
+        from posemb_cli.commands.heads.render import render_heads
+
+        return render_heads(self, pictures=self.pictures)
+
+    def plot(self):
+        """The figure ``--plot`` writes: the pair-share heatmap, the shares per set, the labels, the kernels."""
+        from posemb_cli.commands.heads.plot import heads_figure
+        from posemb_cli.render.plot import check_matplotlib
+
+        check_matplotlib()
+        return heads_figure(self)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from posemb_cli.commands.heads.report import HeadsReport
+from posemb_cli.core.progress import Progress
 from posemb_cli.errors import PosembError
 from posemb_cli.run.command_flags import Flags
 from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
-from posemb_cli.commands.heads.report import HeadsReport
-from posemb_cli.core.progress import Progress
 
 MAX_TOP = 1000
 
@@ -29,4 +31,4 @@ def heads_command(flags: Flags, *, progress: Progress | None = None) -> HeadsRep
                           "RoPE model's weights")
     with speaking_of(named):
         report = run_heads(flags["checkpoint"], distances=chosen, top=top, progress=progress)
-    return with_resolved(report, named)
+    return dataclasses.replace(with_resolved(report, named), pictures=not flags.values.get("no_plot", False))

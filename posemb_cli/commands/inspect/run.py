@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from posemb_cli.commands.inspect.report import InspectReport
+from posemb_cli.core.progress import Progress
+from posemb_cli.run import report as engine
 from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
 from posemb_cli.run.models.model_source import model_flags, restated_notes, speaking_of, with_resolved
-from posemb_cli.core.progress import Progress
 from posemb_cli.run.models.real_settings import check_source_flags
-from posemb_cli.run.report import InspectReport
 
 if TYPE_CHECKING:
     from posemb_cli.run.models.real_sources import RealModel
@@ -19,6 +20,12 @@ __all__ = ["inspect_command", "inspect_real"]
 
 def inspect_command(flags: Flags, *, progress: Progress | None = None, observe: Callable | None = None,
                     note: Callable[[str], None] | None = None) -> InspectReport:
+    """Run ``inspect``; its report as the public type (see ``_inspect``)."""
+    return InspectReport.of(_inspect(flags, progress=progress, observe=observe, note=note))
+
+
+def _inspect(flags: Flags, *, progress: Progress | None = None, observe: Callable | None = None,
+            note: Callable[[str], None] | None = None) -> engine.InspectReport:
     """Run ``inspect``.
 
     Args:
@@ -50,7 +57,7 @@ def inspect_command(flags: Flags, *, progress: Progress | None = None, observe: 
 
 
 def inspect_real(real: RealModel, flags: Flags, *, progress: Progress | None = None, observe: Callable | None = None,
-                 note: Callable[[str], None] | None = None) -> InspectReport:
+                 note: Callable[[str], None] | None = None) -> engine.InspectReport:
     """``inspect`` of a real model already read: its shape settled into the flags, every diagnostic run on it."""
     from posemb_cli.run.flags import config_from_flags
     from posemb_cli.run.models.real_models import inspect_real_model

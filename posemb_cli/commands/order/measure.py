@@ -8,10 +8,10 @@ is rounding-level (attention is permutation-equivariant); with one it is not.
 
 from __future__ import annotations
 
+from posemb_cli.commands.order.report import OrderReport
+from posemb_cli.core.progress import Progress, or_silent
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.attention_head import prepare_head
-from posemb_cli.run.documents import OrderReport
-from posemb_cli.core.progress import Progress, or_silent
 
 _PERMUTATION_SEED = 6  # offset from --seed of the permutation (the head's weights: run.attention_head)
 

@@ -9,9 +9,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from posemb_cli.commands.order.report import OrderReport
 from posemb_cli.render.fit import whole
 from posemb_cli.render.format import general, header
-from posemb_cli.run.documents import OrderReport
 
 _BAR_WIDTH = 8
 _DECADES = 8  # the bar spans relative gaps from 1e-8 to 1 on a log scale

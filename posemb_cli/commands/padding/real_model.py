@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from posemb_cli.commands.padding.measure import run_padding
+from posemb_cli.commands.padding.report import PaddingReport
+from posemb_cli.core.progress import Progress
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
-from posemb_cli.run.documents import PaddingReport
-from posemb_cli.commands.padding.measure import run_padding
-from posemb_cli.core.progress import Progress
 from posemb_cli.run.models.real_sources import RealModel
 
 __all__ = ["padding_real_model"]
@@ -39,8 +39,8 @@ def _rope(config: EmbeddingConfig, real: RealModel, pad: int, progress: Progress
 def padding_real_model(config: EmbeddingConfig, real: RealModel, pad: int, *,
                        progress: Progress | None = None) -> PaddingReport:
     """Left padding on the model's own position signal; ``config`` holds the model's settled sizes."""
-    from posemb_cli.run.position_config import with_position_settings
     from posemb_cli.run.models.real_models import CHECKPOINT_SCHEME, checkpoint_origins
+    from posemb_cli.run.position_config import with_position_settings
 
     if real.rope is not None:
         report = _rope(config, real, pad, progress)

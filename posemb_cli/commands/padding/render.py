@@ -8,10 +8,10 @@ from rich.console import Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from posemb_cli.commands.padding.report import PaddingReport
 from posemb_cli.render.fit import Fitted
 from posemb_cli.render.format import general
 from posemb_cli.render.source import resolved_text
-from posemb_cli.run.documents import PaddingReport
 
 __all__ = ["render_padding", "why"]
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from posemb_cli.commands.padding.report import PaddingReport
+from posemb_cli.core.progress import Progress
 from posemb_cli.errors import PosembError
 from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
 from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
-from posemb_cli.run.documents import PaddingReport
-from posemb_cli.core.progress import Progress
 from posemb_cli.run.models.real_settings import check_source_flags
 
 __all__ = ["padding_command"]
@@ -36,10 +36,10 @@ def padding_command(flags: Flags, *, progress: Progress | None = None) -> Paddin
 
 
 def _padding(flags: Flags, progress: Progress | None) -> PaddingReport:
+    from posemb_cli.commands.padding.measure import run_padding
     from posemb_cli.core.schemes import scheme_names
     from posemb_cli.run.config import parse_scheme_list, require_positive_int
     from posemb_cli.run.flags import config_from_flags
-    from posemb_cli.commands.padding.measure import run_padding
 
     values, pad = dict(flags.values), flags["pad"]
     names = parse_scheme_list("--schemes", values["schemes"], scheme_names())

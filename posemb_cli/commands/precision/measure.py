@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from posemb_cli.commands.precision.report import PrecisionReport
 from posemb_cli.core.dtypes import DTYPES, SIGNAL_RECIPES
 from posemb_cli.core.settings import EmbeddingConfig, rope_scaling_of
 from posemb_cli.errors import PosembError
 from posemb_cli.measures.precision import RECIPES, PrecisionResult, measure_precision
-from posemb_cli.run.documents import PrecisionReport
 
 if TYPE_CHECKING:
     from posemb_cli.sources.model.rope_model import RopeModel

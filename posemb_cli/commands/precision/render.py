@@ -9,10 +9,10 @@ from rich.console import Group, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
+from posemb_cli.commands.precision.report import PrecisionReport
 from posemb_cli.render.fit import Fitted, whole
 from posemb_cli.render.format import general
 from posemb_cli.render.source import resolved_text
-from posemb_cli.run.documents import PrecisionReport
 
 _SHORT = {"float32": "fp32", "float64": "fp64", "float16": "fp16", "bfloat16": "bf16"}
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from posemb_cli.commands.precision.report import PrecisionReport
+from posemb_cli.core.progress import Progress, or_silent
 from posemb_cli.errors import PosembError
 from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor
 from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
-from posemb_cli.run.documents import PrecisionReport
-from posemb_cli.core.progress import Progress, or_silent
 
 _ROPE_FLAGS = ("head_dim", "rope_scaling", "rope_factor", "original_ctx", "beta_fast", "beta_slow",
                "low_freq_factor", "high_freq_factor")
@@ -57,10 +57,15 @@ def precision_command(flags: Flags, *, progress: Progress | None = None) -> Prec
 
 
 def _precision(flags: Flags, progress: Progress | None) -> PrecisionReport:
+    from posemb_cli.commands.precision.measure import (
+        PRECISION_SCHEMES,
+        parse_dtypes,
+        run_model_precision,
+        run_precision,
+    )
     from posemb_cli.core.settings import EmbeddingConfig
     from posemb_cli.run.config import require_finite, require_positive_int
     from posemb_cli.run.position_config import with_position_settings
-    from posemb_cli.commands.precision.measure import PRECISION_SCHEMES, parse_dtypes, run_model_precision, run_precision
 
     scheme = flags["scheme"]
     if scheme not in PRECISION_SCHEMES:

@@ -11,25 +11,20 @@ the name, the path read and how it was found (``with_resolved``).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TypeVar
 
 from posemb_cli.errors import PosembError
 from posemb_cli.run.command_flags import Flags
 
-if TYPE_CHECKING:
-    from posemb_cli.run.report import SchemeReport, SourceDescription
-
 FLAG = "MODEL"
 _Report = TypeVar("_Report")
 
-__all__ = ["FLAG", "NamedModel", "ResolvedSource", "model_flags", "name_model", "restated_notes", "speaking_of",
-           "with_resolved"]
+__all__ = ["FLAG", "NamedModel", "model_flags", "name_model", "restated_notes", "speaking_of", "with_resolved"]
 
 
 @dataclass(frozen=True)
@@ -120,41 +115,8 @@ def restated_notes(note: Callable[[str], None] | None, named: NamedModel | None)
     return lambda line: note(named.restate(line))
 
 
-@dataclass(frozen=True)
-class ResolvedSource:
-    """A real model's ``source`` with how MODEL was resolved: ``resolved`` {name, path, found}."""
-
-    base: SourceDescription
-    resolved: dict
-
-    def source(self) -> dict:
-        return {**self.base.source(), "resolved": self.resolved}
-
-
-def resolved_result(result: SchemeReport, resolved: dict) -> SchemeReport:
-    """A scheme report (and each RoPE set's under ``layer_types``) whose source says how MODEL was resolved."""
-    layer_types = None if result.layer_types is None else [
-        (name, resolved_result(one, resolved)) for name, one in result.layer_types]
-    source = None if result.source is None else ResolvedSource(result.source, resolved)
-    return dataclasses.replace(result, source=source, layer_types=layer_types)
-
-
 def with_resolved(report: _Report, named: NamedModel | None) -> _Report:
-    """The report with ``resolved`` in its source (each document keeps its source where it always has)."""
-    from posemb_cli.run.documents import PrecisionReport
-    from posemb_cli.run.report import CompareReport, InspectReport
-
+    """The report with ``resolved`` in its source (each report type says where its source is: ``with_resolved``)."""
     if named is None:
         return report
-    resolved = named.resolved()
-    out: Any = report
-    if isinstance(report, InspectReport):
-        out = dataclasses.replace(report, result=resolved_result(report.result, resolved))
-    elif isinstance(report, CompareReport):
-        out = dataclasses.replace(report, results=[resolved_result(one, resolved) for one in report.results])
-    elif isinstance(report, PrecisionReport):
-        out = dataclasses.replace(report, config={**report.config, "source": {**report.config.get("source", {}),
-                                                                             "resolved": resolved}})
-    elif getattr(report, "source", None) is not None:  # padding, heads, doctor: a source object of their own
-        out = dataclasses.replace(out, source={**out.source, "resolved": resolved})
-    return out
+    return report.with_resolved(named.resolved())  # type: ignore[attr-defined]

@@ -11,12 +11,12 @@ import dataclasses
 
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.run.analysis import run_schemes
-from posemb_cli.run.report import CompareReport, InspectReport, NotedSource, SchemeReport, SourceDescription
 from posemb_cli.run.models.rope_models import (  # noqa: F401  (the config path)
     inspect_rope_config,
     rope_model_shape,
     rope_settings,
 )
+from posemb_cli.run.report import CompareReport, InspectReport, NotedSource, SchemeReport, SourceDescription
 from posemb_cli.sources.weights.position_table import LoadedTable
 
 CHECKPOINT_SCHEME = "checkpoint"

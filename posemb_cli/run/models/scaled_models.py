@@ -1,9 +1,9 @@
 """A real RoPE model under another scaling (``compare MODEL --scalings yarn:4``), written as a config would write it.
 
-Each scaling is ``posemb extend``'s candidate (``run.models.scaling_candidates``), so a scaling means the same transformers
-5 ``rope_parameters`` here and there, with the factor as given. It is relative to the length R its candidate is
-specified against (``run.models.trained_rope``: the length the model's unscaled frequencies were trained at, e.g.
-``max_position_embeddings`` of an unscaled model; for dynamic, transformers' ``max_position_embeddings`` C, which
+Each scaling is ``posemb extend``'s candidate (``run.models.scaling_candidates``), so a scaling means the same
+transformers 5 ``rope_parameters`` here and there, with the factor as given. It is relative to the length R its
+candidate is specified against (``run.models.trained_rope``: the length the model's unscaled frequencies were
+trained at, e.g. ``max_position_embeddings`` of an unscaled model; for dynamic, transformers' ``max_position_embeddings`` C, which
 its dynamic NTK measures length against), and it runs to L = factor x R. The scaled model is the model with
 ``max_position_embeddings`` L (C for dynamic) and each RoPE set's block replaced: the candidate's, except a set
 whose layers attend within a window no longer than its trained length (a sliding set), which keeps its own. Each
@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from posemb_cli.errors import PosembError
 
 if TYPE_CHECKING:
-    from posemb_cli.run.models.trained_rope import TrainedSet
     from posemb_cli.run.models.real_sources import RealModel
+    from posemb_cli.run.models.trained_rope import TrainedSet
     from posemb_cli.sources.model.reading import ModelReading, RopeSet
 
 MAX_FACTOR = 2.0**20

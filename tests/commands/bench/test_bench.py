@@ -7,9 +7,9 @@ import statistics
 
 import pytest
 from posemb_cli.cli.app import app
-from posemb_cli.core.schemes import scheme_names
 from posemb_cli.commands.bench.run import bench_configs, run_bench
 from posemb_cli.commands.bench.timing import Timing, time_side_by_side
+from posemb_cli.core.schemes import scheme_names
 from typer.testing import CliRunner
 
 runner = CliRunner()

@@ -14,12 +14,12 @@ from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
 from tests.cli.test_json_schemas import check
+from tests.commands.heads.test_transformers import saved_model
 from tests.extend_promises import check_extend_promises, pair_sums
 from tests.model_files import write_config
 from tests.model_zoo import zoo_model
 from tests.progress_recorder import Recorder
 from tests.refusals import check_refused
-from tests.commands.heads.test_transformers import saved_model
 
 runner = CliRunner()
 TO = "256"  # the tiny models are trained at 64 positions
@@ -37,8 +37,8 @@ def models(tmp_path_factory) -> dict:
              "config_json": str(config_only / "config.json"), "config_directory": str(config_only)}
     gguf = pytest.importorskip("gguf")
     del gguf
-    from tests.gguf_files import write_gguf
     from tests.commands.heads.test_gguf import _llama_meta, gguf_tensors
+    from tests.gguf_files import write_gguf
 
     paths["gguf"] = write_gguf(root / "llama.gguf", "llama", _llama_meta(model.config),
                                gguf_tensors(model, "llama", None), tokens=model.config.vocab_size)
@@ -124,8 +124,8 @@ def test_terminal_output_fits_and_cuts_nothing(models, width, monkeypatch):
 
 
 def test_colour_and_strips_on_a_colour_terminal(models):
-    from posemb_cli.commands.extend.render import render_extend
     from posemb_cli.commands.extend.predict import run_extend
+    from posemb_cli.commands.extend.render import render_extend
     from rich.console import Console
 
     report = run_extend(models["directory"], to=int(TO))

@@ -197,8 +197,8 @@ def test_no_plot_leaves_out_the_curves(tiny, monkeypatch):
 
 
 def test_progress_is_a_bar_per_candidate(tiny):
-    from posemb_cli.commands.extend.predict import run_extend
     from posemb_cli.commands.extend.measure import measure_candidates, open_measured
+    from posemb_cli.commands.extend.predict import run_extend
     from posemb_cli.sources.naming.model_file import model_file
 
     recorder = Recorder()

@@ -36,8 +36,8 @@ def _rotary_class(config):
 @pytest.mark.parametrize(("path", "length", "sets"), [(SMOL, 32_768, 1), (GEMMA, 131_072, 2)],
                          ids=["smollm2", "gemma3"])
 def test_every_candidate_is_what_transformers_loads(path, length, sets):
-    from posemb_cli.commands.extend.predict import run_extend
     from posemb_cli.commands.extend.measure import scalings_of
+    from posemb_cli.commands.extend.predict import run_extend
     from posemb_cli.runtime.transformers_backend.loading import config_with, locate, read_config
 
     path = _file(path)

@@ -13,11 +13,11 @@ from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
 from tests.cli.test_json_schemas import check
+from tests.commands.heads.test_transformers import saved_model
 from tests.model_files import save_safetensors
 from tests.model_zoo import zoo_model, zoo_weights_only
 from tests.progress_recorder import Recorder
 from tests.refusals import check_refused
-from tests.commands.heads.test_transformers import saved_model
 
 runner = CliRunner()
 
@@ -127,8 +127,8 @@ def test_terminal_output_shows_every_figure_whole(llama, width, monkeypatch):
 
 
 def test_half_block_heatmap_draws_two_layers_a_line(llama):
-    from posemb_cli.commands.heads.render import HeadsHeatmap
     from posemb_cli.commands.heads.measure import run_heads
+    from posemb_cli.commands.heads.render import HeadsHeatmap
     from rich.console import Console
 
     report = run_heads(llama)

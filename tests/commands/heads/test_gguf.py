@@ -16,9 +16,9 @@ import torch
 gguf = pytest.importorskip("gguf")
 pytest.importorskip("accelerate")
 
+from tests.commands.heads.test_transformers import RTOL, heads_json, layer_distances, saved_model  # noqa: E402
 from tests.gguf_files import write_gguf  # noqa: E402
 from tests.heads_oracle import oracle_kernel, oracle_pair_share, prepare  # noqa: E402
-from tests.commands.heads.test_transformers import RTOL, heads_json, layer_distances, saved_model  # noqa: E402
 
 Q = gguf.GGMLQuantizationType
 

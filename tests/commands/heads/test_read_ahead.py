@@ -115,8 +115,8 @@ def test_a_gguf_files_rows_are_put_back_as_before(tmp_path):
     pytest.importorskip("gguf")
     from posemb_cli.sources.weights.qk_weights import LayerBuffers
 
-    from tests.gguf_files import write_gguf
     from tests.commands.heads.test_gguf import _llama_meta, gguf_tensors
+    from tests.gguf_files import write_gguf
 
     model = saved_model("llama_gqa", tmp_path / "hf")
     path = write_gguf(tmp_path / "llama.gguf", "llama", _llama_meta(model.config), gguf_tensors(model, "llama", None),
