@@ -25,11 +25,15 @@ def _console(stream: TextIO, *, stderr: bool) -> Console:
 
     from posemb_cli.cli.text_fallback import (
         AsciiWriter,
+        ascii_locale,
         can_encode_symbols,
         plain_styles,
     )
 
-    file = stream if can_encode_symbols(stream) else cast(TextIO, AsciiWriter(stream))
+    if ascii_locale():  # an ASCII locale: Rich then draws ASCII boxes, and the writer spells the symbols
+        file = cast(TextIO, AsciiWriter(stream, encoding="ascii"))
+    else:
+        file = stream if can_encode_symbols(stream) else cast(TextIO, AsciiWriter(stream))
     plain = plain_styles()
     return Console(file=file, stderr=stderr, color_system=None if plain else "auto", no_color=True if plain else None)
 

@@ -24,11 +24,6 @@ _SPARKS = " ▁▂▃▄▅▆▇█"  # nine levels, so that 0 of [-1, 1] is th
 _COLD, _MID, _HOT = (59, 76, 192), (221, 221, 221), (180, 4, 38)
 
 
-def heatmap_cells_for_width(width: int, rows: int, *, most: int = 32) -> int:
-    """Cells per side that fit a terminal ``width`` (two characters a cell, a label column)."""
-    return max(1, min(rows, most, (width - 10) // 2))
-
-
 PICTURE_LINES = 9  # lines of the pictures besides the heatmap's body: titles, legend, decay curves
 
 

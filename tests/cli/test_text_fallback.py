@@ -6,6 +6,7 @@ import pytest
 from posemb_cli.cli.text_fallback import (
     ASCII_SYMBOLS,
     AsciiWriter,
+    ascii_locale,
     can_encode_symbols,
     plain_styles,
 )
@@ -42,3 +43,24 @@ def test_every_spelling_is_ascii():
                                            ({"TERM": "dumb"}, True), ({"TERM": "xterm"}, False)])
 def test_when_styles_are_left_out(environ, plain):
     assert plain_styles(environ) is plain
+
+
+@pytest.mark.parametrize("environ,expected", [
+    ({"LC_ALL": "C"}, True), ({"LC_ALL": "POSIX", "LANG": "C.UTF-8"}, True), ({"LANG": "C"}, True),
+    ({"LC_ALL": "C.UTF-8"}, False), ({"LC_ALL": "", "LC_CTYPE": "en_US.UTF-8", "LANG": "C"}, False), ({}, False),
+])
+def test_which_locales_ask_for_ascii(environ, expected):
+    assert ascii_locale(environ) is expected
+
+
+@pytest.mark.parametrize("args", [["compare", "--dim", "64", "--ctx", "512"], ["inspect", "--scheme", "rope"],
+                                  ["order"], ["precision"]])
+def test_lc_all_c_prints_only_ascii(args):
+    """Under LC_ALL=C every byte on stdout and stderr is ASCII, though Python's UTF-8 mode would write UTF-8."""
+    from posemb_cli.cli.app import app
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, args, env={"LC_ALL": "C", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    assert result.stdout_bytes.isascii() and result.stderr_bytes.isascii()
+    assert "+-" in result.stdout  # Rich's ASCII boxes

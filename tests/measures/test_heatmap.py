@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 from posemb_cli.measures.heatmap import Heatmap, bin_edges, heatmap_of_rows, similarity_heatmap
-from posemb_cli.render.pictures import RAMP, heatmap_cells_for_width, heatmap_picture, sparkline
+from posemb_cli.render.pictures import RAMP, heatmap_picture, sparkline
 from rich.console import Console
 
 from tests.conftest import DEVICES
@@ -74,11 +74,8 @@ def test_picture_renders_as_text():
     assert "-1" in lines[4] and "+1" in lines[4] and RAMP.strip()[0] * 2 in lines[4]
 
 
-def test_sparkline_and_width():
+def test_sparkline():
     assert sparkline([-1.0, -0.5, 0.0, 1.0, float("nan")]) == " ▂▄█·"
-    assert heatmap_cells_for_width(80, 1000) == 32
-    assert heatmap_cells_for_width(40, 1000) == 15
-    assert heatmap_cells_for_width(200, 10) == 10
 
 
 @pytest.mark.parametrize("device", DEVICES)

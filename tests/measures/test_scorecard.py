@@ -9,11 +9,11 @@ import torch
 from posemb_cli.cli.app import app
 from posemb_cli.core.schemes.learned import LearnedPositionalEmbedding
 from posemb_cli.core.schemes.sinusoidal import SinusoidalPositionalEmbedding
-from posemb_cli.measures.pairs import min_pair_distance, neighbour_min_distance
 from posemb_cli.measures.scorecard import scorecard
 from posemb_cli.run.config import PosembError
 from typer.testing import CliRunner
 
+from tests.pair_oracles import min_pair_distance, neighbour_min_distance
 from tests.position_oracles import min_distance
 
 runner = CliRunner()

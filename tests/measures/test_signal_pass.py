@@ -18,8 +18,10 @@ from posemb_cli.core.schemes.sinusoidal import SinusoidalPositionalEmbedding
 from posemb_cli.core.schemes.table import TablePositionalEmbedding
 from posemb_cli.core.settings import RopeScaling
 from posemb_cli.measures.neighbours import neighbour_similarity
-from posemb_cli.measures.pairs import largest_abs, min_pair_distance, neighbour_min_distance
+from posemb_cli.measures.pairs import largest_abs
 from posemb_cli.measures.signal_pass import measure_signal
+
+from tests.pair_oracles import min_pair_distance, neighbour_min_distance
 
 
 def _schemes():

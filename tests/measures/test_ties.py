@@ -16,11 +16,13 @@ from posemb_cli.core.schemes.rope import RotaryPositionalEmbedding
 from posemb_cli.core.schemes.sinusoidal import SinusoidalPositionalEmbedding
 from posemb_cli.core.schemes.table import TablePositionalEmbedding
 from posemb_cli.core.settings import RopeScaling
-from posemb_cli.measures.pairs import largest_abs, min_pair_distance, neighbour_min_distance, relative_fit
+from posemb_cli.measures.pairs import largest_abs, relative_fit
 from posemb_cli.measures.scorecard import scorecard
 from posemb_cli.measures.signal_pass import measure_signal
 from posemb_cli.measures.spectrum import dominant_periods, table_spectrum
 from posemb_cli.measures.ties import FirstLow, first_high, first_low
+
+from tests.pair_oracles import min_pair_distance, neighbour_min_distance
 
 
 def rule_by_loop(values: list[float], noise: list[float]) -> int | None:

@@ -1,0 +1,90 @@
+"""What a scaling does to a trained model's loss, predicted from its frequencies: three graded features and a fit.
+
+Notation: P pairs, θ_i the frequencies the model was trained with, θ'_i a candidate's, T the trained
+length, L the target, w_i the weight of pair i (the heads' mean pair share; 1 / P from a config alone),
+m the attention factor (cos and sin scaled by m, so the logits by m²).
+
+- ``displacement``: how far the candidate moves each pair's angle at the near distances attention reads
+  most, against the angle the model was trained to read there: Σ_i w_i E_d[min(1, d |θ_i − θ'_i| / π)²],
+  with d log-uniform over 1..NEAR (each octave alike). Squared: a pair moved a little costs next to nothing
+  (dynamic NTK's and YaRN's high-frequency pairs), a pair moved by a half-turn costs fully (linear's). A pair squeezed (linear) or sped up (a candidate specified from frequencies before a published
+  scaling) by any factor is moved a full half-turn at long distances; a pair turned a little is barely
+  moved. Taken over [0, T) for the loss within T and over [0, L) for the window.
+- ``extrapolation``: how much of the circle a pair that never completed a turn in training (T θ_i < 2π)
+  sweeps past what it saw, at positions p in [T, L): Σ_i w_i E_p[((min(p θ'_i, 2π) − T θ_i)⁺ / 2π)²].
+  Graded: a pair that turns 1.28 times its trained span sweeps little; one that turns 2 times sweeps more.
+- ``temperature``: m² − 1, how much sharper the attention logits are.
+
+The predicted changes in nats, against the unscaled model's mean loss within T on the same text:
+within = a · displacement + c · temperature; beyond = a · displacement + b · extrapolation + c · temperature
++ e, where e is what a text's positions past T lose or gain with no damage at all (their own difficulty,
+more context); the coefficients are fitted on measured windows (``benchmarks/calibration_fit.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Features", "features", "distance_weights"]
+
+_DISTANCES = 512  # points of each grid
+NEAR = 64  # the near distances of the displacement (the best of 16, 64, 256, 1,024 and T on the calibration set)
+
+
+@dataclass(frozen=True)
+class Features:
+    """The graded features of one candidate at one target (see the module docstring)."""
+
+    displacement: float
+    extrapolation: float
+    temperature: float
+
+    def to_dict(self) -> dict:
+        return {"displacement": self.displacement, "extrapolation": self.extrapolation,
+                "temperature": self.temperature}
+
+
+def distance_weights(window: int, points: int = _DISTANCES) -> tuple[np.ndarray, np.ndarray]:
+    """A grid of distances over 1..window and the weight of each, log-uniform (each octave of distance weighs
+    alike: attention reads near tokens far more than far ones), summing to 1."""
+    edges = np.geomspace(1.0, float(window), points + 1)
+    middle = np.sqrt(edges[:-1] * edges[1:])  # (G,)
+    weight = np.diff(np.log(edges))
+    return middle, weight / weight.sum()
+
+
+def _displacement(trained: np.ndarray, candidate: np.ndarray, weights: np.ndarray, window: int) -> float:
+    distance, share = distance_weights(window)
+    moved = np.minimum(1.0, distance[:, None] * np.abs(trained - candidate)[None, :] / math.pi) ** 2  # (G, P)
+    return float(share @ moved @ weights)
+
+
+def _extrapolation(trained: np.ndarray, candidate: np.ndarray, weights: np.ndarray, trained_length: int,
+                   target: int) -> float:
+    if target <= trained_length:
+        return 0.0
+    positions = np.linspace(trained_length, target, _DISTANCES)  # (G,)
+    seen = trained_length * trained  # (P,)
+    swept = np.clip(np.minimum(positions[:, None] * candidate[None, :], 2 * math.pi) - seen[None, :], 0.0, None)
+    swept = np.where(seen[None, :] < 2 * math.pi, swept / (2 * math.pi), 0.0) ** 2  # (G, P)
+    return float(swept.mean(0) @ weights)
+
+
+def features(trained: np.ndarray, candidate: np.ndarray, weights: np.ndarray, *, trained_length: int, target: int,
+             attention_factor: float = 1.0, near: int = NEAR) -> Features:
+    """The features of one candidate of one RoPE set.
+
+    Args:
+        trained: (P,) θ, the frequencies the model was trained with. candidate: (P,) θ', the candidate's at L.
+        weights: (P,) each pair's weight, summing to 1. trained_length: T. target: L.
+        attention_factor: m. near: the farthest of the near distances (``NEAR``).
+    """
+    trained = np.asarray(trained, dtype=np.float64)
+    candidate = np.asarray(candidate, dtype=np.float64)
+    weights = np.asarray(weights, dtype=np.float64)
+    return Features(displacement=_displacement(trained, candidate, weights, near),
+                    extrapolation=_extrapolation(trained, candidate, weights, trained_length, target),
+                    temperature=attention_factor ** 2 - 1.0)
