@@ -27,7 +27,6 @@ import os
 from pathlib import Path
 
 import numpy as np
-
 from posemb_cli.measures.loss_prediction import NEAR, features
 from posemb_cli.measures.rank_agreement import rank_agreement
 
@@ -56,14 +55,16 @@ def cases(folder: Path, weights: np.ndarray, near: int) -> list[dict]:
     out = []
     for row in rows:
         data = np.load(folder / f"{row['text']}-{row['scaling']}-{row['length']}.npz")
-        none = next((other for other in rows if other["text"] == row["text"] and other["scaling"] == "none"
-                     and other["length"] >= row["length"]), None)
-        if none is None:
+        base = None  # the unscaled run over the same ids (a longer one's first L ids where they are the same)
+        for other in rows:
+            if other["text"] == row["text"] and other["scaling"] == "none" and other["length"] >= row["length"]:
+                found = np.load(folder / f"{other['text']}-none-{other['length']}.npz")
+                if np.array_equal(found["ids"][: row["length"]], data["ids"]):
+                    base = found
+                    break
+        if base is None:
             continue
-        base = np.load(folder / f"{none['text']}-none-{none['length']}.npz")
         losses, mask = data["losses"].astype(np.float64), data["mask"][1:]
-        if not np.array_equal(base["ids"][:row["length"]], data["ids"]):
-            continue  # the unscaled run must have read the same ids
         positions = np.arange(1, row["length"])
         text = ~mask
         reference = float(base["losses"][: row["length"] - 1][text & (positions < TRAINED)].mean())
@@ -179,7 +180,7 @@ def main() -> None:
               f"inside {result['inside']}/{result['changes']}")
         for group in result["groups"]:
             print(f"  {group['text']} L={group['length']}: rho {group['rho']:.2f} best {group['same_best']} "
-                  f"{list(zip(group['candidates'], group['predicted_window'], group['measured_window']))}")
+                  f"{list(zip(group['candidates'], group['predicted_window'], group['measured_window'], strict=True))}")
 
 
 if __name__ == "__main__":

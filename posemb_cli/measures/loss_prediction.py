@@ -7,9 +7,9 @@ m the attention factor (cos and sin scaled by m, so the logits by m²).
 - ``displacement``: how far the candidate moves each pair's angle at the near distances attention reads
   most, against the angle the model was trained to read there: Σ_i w_i E_d[min(1, d |θ_i − θ'_i| / π)²],
   with d log-uniform over 1..NEAR (each octave alike). Squared: a pair moved a little costs next to nothing
-  (dynamic NTK's and YaRN's high-frequency pairs), a pair moved by a half-turn costs fully (linear's). A pair squeezed (linear) or sped up (a candidate specified from frequencies before a published
-  scaling) by any factor is moved a full half-turn at long distances; a pair turned a little is barely
-  moved. Taken over [0, T) for the loss within T and over [0, L) for the window.
+  (dynamic NTK's and YaRN's high-frequency pairs), a pair moved by a half-turn costs fully (linear's).
+  Squeezed (compressed) and sped up (a candidate specified from the frequencies before a published
+  scaling) count alike: either moves the angle the heads were trained to read.
 - ``extrapolation``: how much of the circle a pair that never completed a turn in training (T θ_i < 2π)
   sweeps past what it saw, at positions p in [T, L): Σ_i w_i E_p[((min(p θ'_i, 2π) − T θ_i)⁺ / 2π)²].
   Graded: a pair that turns 1.28 times its trained span sweeps little; one that turns 2 times sweeps more.
@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Features", "features", "distance_weights"]
+__all__ = ["CALIBRATION", "NEAR", "Calibration", "Change", "Features", "LossChange", "distance_weights", "features",
+           "predict"]
 
 _DISTANCES = 512  # points of each grid
 NEAR = 64  # the near distances of the displacement (the best of 16, 64, 256, 1,024 and T on the calibration set)
@@ -88,3 +89,68 @@ def features(trained: np.ndarray, candidate: np.ndarray, weights: np.ndarray, *,
     return Features(displacement=_displacement(trained, candidate, weights, near),
                     extrapolation=_extrapolation(trained, candidate, weights, trained_length, target),
                     temperature=attention_factor ** 2 - 1.0)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The fitted coefficients (nats per unit of each feature) and the intervals' half-widths.
+
+    Fitted on the calibration set recorded in ``benchmarks/recorded_calibration_fit.json``
+    (``benchmarks/calibration_fit.py``): SmolLM2-135M (T = 8,192) on prose, code and a changelog, windows of
+    10,240 to 24,576 tokens, every default candidate at two factors or more. The half-widths are the 90th
+    percentile of the fit's absolute residuals (beyond: with the spread of the texts' own intercepts).
+    """
+
+    displacement: float
+    extrapolation: float
+    temperature: float
+    beyond: float
+    within_half_width: float
+    beyond_half_width: float
+    source: str
+
+
+CALIBRATION = Calibration(displacement=23.003458960169194, extrapolation=223.0525698733008,
+                          temperature=0.3786001870738295, beyond=-0.319165409454041,
+                          within_half_width=0.05999631597067409, beyond_half_width=0.2957084944897575,
+                          source="benchmarks/recorded_calibration_fit.json")
+
+
+@dataclass(frozen=True)
+class Change:
+    """A predicted change of the mean loss (nats) and its interval [low, high]."""
+
+    value: float
+    low: float
+    high: float
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "interval": [self.low, self.high]}
+
+
+@dataclass(frozen=True)
+class LossChange:
+    """The predicted change within T, beyond T and over the whole window [0, L), against the unscaled model's
+    mean loss within T on the same text."""
+
+    within: Change
+    beyond: Change
+    window: Change
+
+    def to_dict(self) -> dict:
+        return {"within": self.within.to_dict(), "beyond": self.beyond.to_dict(), "window": self.window.to_dict()}
+
+
+def predict(found: Features, *, trained_length: int, target: int, calibration: Calibration = CALIBRATION) -> LossChange:
+    """The change ``found`` predicts at the target (the window's mean weighs within and beyond by their lengths)."""
+    share = min(1.0, trained_length / target)
+    damage = calibration.displacement * found.displacement + calibration.temperature * found.temperature
+    within = damage
+    beyond = damage + calibration.extrapolation * found.extrapolation + calibration.beyond
+    window = share * within + (1 - share) * beyond
+    half_window = share * calibration.within_half_width + (1 - share) * calibration.beyond_half_width
+    return LossChange(within=Change(within, within - calibration.within_half_width,
+                                    within + calibration.within_half_width),
+                      beyond=Change(beyond, beyond - calibration.beyond_half_width,
+                                    beyond + calibration.beyond_half_width),
+                      window=Change(window, window - half_window, window + half_window))
