@@ -24,7 +24,7 @@ def loop_displacement(trained, candidate, weights, near, points=20_000):
 
 
 def loop_extrapolation(trained, candidate, weights, target, points=4_000):
-    """E over p uniform on [T, L] of sum_i w_i ((min(p theta'_i, 2 pi) - T theta_i)+ / 2 pi)^2, where T theta_i < 2 pi."""
+    """E over p uniform on [T, L] of sum_i w_i ((min(p theta'_i, 2 pi) - T theta_i)+ / 2 pi)^2 (T theta_i < 2 pi)."""
     total = 0.0
     for k in range(points):
         p = T + (target - T) * k / (points - 1)
