@@ -77,7 +77,7 @@ def cases(folder: Path, weights: np.ndarray, near: int) -> list[dict]:
             beyond = float(losses[text & keep & (positions >= TRAINED)].mean())
             found = features(theta, np.asarray(row["inv_freq_after"]), weights, trained_length=TRAINED,
                              target=length, attention_factor=row["attention_factor"], near=near)
-            out.append({"text": row["text"], "scaling": row["scaling"], "length": length,
+            out.append({"text": row["text"], "scaling": row["scaling"], "length": length, "run": row["length"],
                         "within": within - reference, "beyond": beyond - reference, **found.to_dict()})
     return out
 
@@ -85,12 +85,12 @@ def cases(folder: Path, weights: np.ndarray, near: int) -> list[dict]:
 def design(rows: list[dict]) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
     """The least-squares system: a row per (case, within | beyond) over columns a, b, c, then one intercept per
     (text, L) for the beyond rows (what that text's positions past T lose or gain with no damage)."""
-    groups = sorted({(row["text"], row["length"]) for row in rows})
+    groups = sorted({(row["text"], row["length"], row["run"]) for row in rows})
     matrix, target = [], []
     for row in rows:
         matrix.append([row["displacement"], 0.0, row["temperature"]] + [0.0] * len(groups))
         target.append(row["within"])
-        intercept = [1.0 if group == (row["text"], row["length"]) else 0.0 for group in groups]
+        intercept = [1.0 if group == (row["text"], row["length"], row["run"]) else 0.0 for group in groups]
         matrix.append([row["displacement"], row["extrapolation"], row["temperature"]] + intercept)
         target.append(row["beyond"])
     return np.asarray(matrix), np.asarray(target), groups
@@ -135,10 +135,10 @@ def check(train: list[dict], test: list[dict]) -> dict:
     """Fit on ``train``, predict ``test``: per (text, L), rho of the window order, the best, interval hits."""
     coefficients, half_within, half_beyond = fit(train)
     groups: dict[tuple, list[dict]] = {}
-    for row in test:
-        groups.setdefault((row["text"], row["length"]), []).append(row)
+    for row in test:  # the candidates of one window: the same ids (one run length), the same L
+        groups.setdefault((row["text"], row["length"], row["run"]), []).append(row)
     out, hits, total = [], 0, 0
-    for (text, length), members in sorted(groups.items()):
+    for (text, length, run), members in sorted(groups.items()):
         if len(members) < 3:
             continue
         predicted = [predict(coefficients, row) for row in members]
@@ -150,7 +150,7 @@ def check(train: list[dict], test: list[dict]) -> dict:
         names = [row["scaling"] for row in members]
         predicted_order = [names[i] for i in np.argsort([p[2] for p in predicted], kind="stable")]
         measured_order = [names[i] for i in np.argsort(measured, kind="stable")]
-        out.append({"text": text, "length": length, "candidates": names,
+        out.append({"text": text, "length": length, "run": run, "candidates": names,
                     "predicted_window": [round(p[2], 4) for p in predicted],
                     "measured_window": [round(m, 4) for m in measured],
                     "rho": rank_agreement(measured_order, predicted_order).spearman,
@@ -165,21 +165,27 @@ def main() -> None:
     parser.add_argument("--runs", default="benchmarks/calibration")
     parser.add_argument("--json", help="write the record here")
     parser.add_argument("--near", type=int, default=NEAR, help="the near distances' horizon of the displacement")
+    parser.add_argument("--held-out-text", default="changelog", help="the text kept out of the fit")
+    parser.add_argument("--held-out-length", type=int, default=24_576, help="the length kept out of the fit")
     args = parser.parse_args()
     weights = pair_weights()
     rows = cases(Path(args.runs), weights, args.near)
     texts = sorted({row["text"] for row in rows})
+    outside = [r for r in rows if r["text"] == args.held_out_text or r["length"] == args.held_out_length]
     record = {"cases": rows, "all": check(rows, rows),
+              "held_out": {"text": args.held_out_text, "length": args.held_out_length,
+                           **check([r for r in rows if r not in outside], outside)},
               "leave_one_text_out": {text: check([r for r in rows if r["text"] != text],
                                                  [r for r in rows if r["text"] == text]) for text in texts}}
     document = json.dumps(record, indent=1)
     if args.json:
         Path(args.json).write_text(document + "\n", encoding="utf-8")
-    for name, result in [("all", record["all"]), *record["leave_one_text_out"].items()]:
+    for name, result in [("all", record["all"]), ("held out", record["held_out"]),
+                         *record["leave_one_text_out"].items()]:
         print(f"{name}: coefficients {result['coefficients']}, interval {result['interval']}, "
               f"inside {result['inside']}/{result['changes']}")
         for group in result["groups"]:
-            print(f"  {group['text']} L={group['length']}: rho {group['rho']:.2f} best {group['same_best']} "
+            print(f"  {group['text']} L={group['length']} (of {group['run']}): rho {group['rho']:.2f} best {group['same_best']} "
                   f"{list(zip(group['candidates'], group['predicted_window'], group['measured_window'], strict=True))}")
 
 
