@@ -11,6 +11,10 @@ from posemb_cli.commands.doctor.subject import Subject, number
 _DEFAULT_BASE = 10000.0
 _THETA_SILENT_UP_TO = 4096  # longer contexts seldom train at transformers' default base
 _PRECISION_PROBE = 4096  # the native recipe collapses below this in bfloat16 (256) and float16 (2048)
+# The base bound against retrieval measured within the trained length (benchmarks/README.md, "Retrieval by
+# distance"): SmolLM2-135M's bound, the longest distance within T at which copying held there as well as at
+# 3,072, and the distance at which it failed.
+SMOLLM2_BOUND, SMOLLM2_HELD, SMOLLM2_FAILED = 3_616, 6_144, 8_000
 
 __all__ = ["frequency_findings", "rotary_width"]
 
@@ -71,19 +75,26 @@ def _bound(model: Subject, width: int, base: float) -> list[Finding]:
                                      f"pairs ({general(100 * low.depth)}%)")
     message = (f"its layers attend distances below {attends.distance:,} ({attends.why}), past the base's context "
                f"bound: with {where} {general(base)} and "
-               f"{width} rotary features Σ cos(m·θ) is negative from m = {first:,}{lowest} (Men et al. 2024), so "
-               "attention cannot favour similar tokens there over random ones")
+               f"{width} rotary features Σ cos(m·θ) is negative from m = {first:,}{lowest} (Men et al. 2024). "
+               "For weights trained this way the bound marks a risk to far retrieval, not to perplexity (Men et "
+               f"al.); measured on SmolLM2-135M (bound {SMOLLM2_BOUND:,}, trained at 8,192), copying a span held as "
+               f"well at {SMOLLM2_HELD:,} tokens as at 3,072 and failed at {SMOLLM2_FAILED:,} (benchmarks/README.md): "
+               "a risk to measure, not a fault")
+    trained = ("the weights were trained with this base: changing rope_theta moves every pair and needs training, "
+               "so keep it; where far retrieval matters, keep inputs below "
+               f"{first:,}, and to run past the trained length posemb extend MODEL --to L ranks the scalings and, "
+               "with --text FILE, measures retrieval by distance")
     if bound.min_base is not None:
-        fix = (f"set {where} to {general(bound.min_base)}: it and every base of posemb's grid above it "
-               f"({grid.per_decade} a decade, {grid.figures} significant figures) up to {general(grid.proven_from)} "
-               f"cover these distances, and every base from {general(grid.proven_from)} up provably does "
-               f"(bases between grid values can fail); or keep contexts below {first:,}")
+        fix = (f"{trained}. For a model not trained yet, {where} {general(bound.min_base)} covers these distances "
+               f"(it and every base of posemb's grid above it, {grid.per_decade} a decade, {grid.figures} "
+               f"significant figures, up to {general(grid.proven_from)}; every base from "
+               f"{general(grid.proven_from)} up provably does)")
     elif grid.proven_from is not None:
-        fix = (f"every base from {general(grid.proven_from)} up provably covers these distances (posemb does not "
-               f"scan bases at this length); or keep contexts below {first:,}")
+        fix = (f"{trained}. For a model not trained yet, every base from {general(grid.proven_from)} up provably "
+               "covers these distances")
     else:
-        fix = f"no base covers them with this scaling; keep contexts below {first:,}"
-    return [Finding("rope-base-bound", "warning", message, fix)]
+        fix = f"{trained}. No base covers these distances with this scaling"
+    return [Finding("rope-base-bound", "info", message, fix)]
 
 
 def _precision(model: Subject, width: int, base: float) -> list[Finding]:
@@ -92,6 +103,8 @@ def _precision(model: Subject, width: int, base: float) -> list[Finding]:
     from posemb_cli.measures.half_floats import HALF_DTYPES, native_collapse
 
     dtype, maximum = model.reading.dtype, model.max_positions
+    if model.rope_set is not None:  # the distances its layers attend, as the base bound says them
+        maximum = model.reading.attends_to(model.rope_set.name).distance
     if dtype not in HALF_DTYPES or maximum is None:
         return []
     frequencies = 1.0 / base ** (np.arange(0, width, 2, dtype=np.float64) / width)
@@ -99,10 +112,12 @@ def _precision(model: Subject, width: int, base: float) -> list[Finding]:
     if collapse is None:
         return []
     return [Finding("low-precision-positions", "info",
-                    f"the model is {dtype} and its context ({maximum}) passes the position where {dtype} positions "
-                    f"collapse: held in {dtype}, position {collapse} and {collapse + 1} are the same number",
-                    "compute positions, frequencies and cos/sin in float32 and cast the result "
-                    "(posemb precision shows both recipes)")]
+                    f"the model is {dtype} and its layers attend distances below {maximum:,}, past the position "
+                    f"where {dtype} positions collapse: held in {dtype}, position {collapse} and {collapse + 1} are "
+                    "the same number",
+                    "nothing to change for transformers, vLLM or llama.cpp, which compute RoPE's positions and cos/sin "
+                    f"in float32 whatever the weights' dtype; a runtime of your own that holds positions in {dtype} "
+                    "collapses them: compute them in float32 and cast cos/sin (posemb precision shows both recipes)")]
 
 
 def _raw_base(model: Subject) -> tuple[str | None, object]:
