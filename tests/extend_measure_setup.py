@@ -5,9 +5,12 @@
   a text written here, and the window's ids under the directory's own tokenizer.
 - ``steady_runtime``: the runtime's clock and the free memory it reads made fixed, so that two runs give
   the same bytes (the seconds and the free bytes are the only figures that differ between two runs).
+- ``forward_ids``: the ids the measurement ran, the window with the document's copy probes written over it
+  (their layout redrawn from the document's seed and pool, and held to the document's positions).
 - ``oracle_by_candidate``: each candidate's per-position losses from transformers' own forward with
   ``labels`` on the same ids and the same ``rope_parameters`` (``tests/loss_oracle``).
-- ``plain_figures`` and ``plain_spearman``: the document's figures from those losses, in plain loops.
+- ``plain_figures`` and ``plain_spearman``: the document's figures from those losses, in plain loops (the
+  predictions of probe tokens left out, as the document's probes place them).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tests.loss_oracle import oracle_losses
+from tests.loss_oracle import oracle_losses, text_positions
 from tests.tiny_language_model import TRAINED, ids_of, tiny_llama_folder, tiny_llama_gguf, write_text
 
 LENGTH = 96  # three times the trained length
@@ -62,22 +65,54 @@ def steady_runtime(monkeypatch) -> None:
     monkeypatch.setattr(placement, "free_bytes", lambda device: 64 << 30)
 
 
+def forward_ids(window: np.ndarray, doc: dict) -> np.ndarray:
+    """The ids every forward of the document ran: ``window`` with its copy probes written over it.
+
+    The spans' ids are not in the document: the layout is drawn again from its seed and its pool (the window's
+    distinct ids less ``pool.left_out``), and must stand where the document's probes say; then, in plain loops,
+    each span is the same at its first and its repeat, and every other position holds the window's id.
+    """
+    from posemb_cli.measures.copy_probes import place_probes, write_probes
+
+    retrieval = doc["candidates"][0]["measured"]["retrieval"]
+    length, trained = doc["measurement"]["length"], doc["measurement"]["trained_length"]
+    pool = np.array(sorted(set(window.tolist()) - set(retrieval["pool"]["left_out"])), dtype=np.int64)
+    assert pool.size == retrieval["pool"]["distinct"]
+    probes = place_probes(length, trained, pool, retrieval["seed"])
+    assert [(one.distance, one.region, one.first, one.repeat) for one in probes] == [
+        (one["distance"], one["region"], one["first"], one["repeat"]) for one in retrieval["probes"]]
+    ids = write_probes(window, probes)
+    span = retrieval["span"]
+    inside = set()
+    for one in retrieval["probes"]:
+        assert ids[one["first"]:one["first"] + span].tolist() == ids[one["repeat"]:one["repeat"] + span].tolist()
+        inside.update(range(one["first"], one["first"] + span))
+        inside.update(range(one["repeat"], one["repeat"] + span))
+    assert all(ids[p] == window[p] for p in range(length) if p not in inside)
+    return ids
+
+
 def oracle_by_candidate(doc: dict, folder: str, window: np.ndarray) -> dict[str, np.ndarray]:
     """Each candidate's (L - 1,) losses from transformers' forward with labels, its rope_parameters as the document
-    gives them, on the safetensors model in ``folder``."""
-    return {one["scaling"]: oracle_losses(folder, one["rope_parameters"], window) for one in doc["candidates"]}
+    gives them, on the safetensors model in ``folder``, on the ids the forwards ran (``forward_ids``)."""
+    ids = forward_ids(window, doc)
+    return {one["scaling"]: oracle_losses(folder, one["rope_parameters"], ids) for one in doc["candidates"]}
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
 
 
 def plain_figures(losses: np.ndarray, measured: dict, trained: int = TRAINED) -> dict:
-    """Bucket means over the document's own ranges, within, beyond, ratio and mean, in plain loops."""
-    buckets = []
-    for bucket in measured["loss_by_position"]:
-        held = [float(losses[p]) for p in range(bucket["from"], bucket["to"]) if p < losses.size]
-        buckets.append(sum(held) / len(held))
-    within = sum(float(losses[p]) for p in range(trained)) / trained
-    beyond = sum(float(losses[p]) for p in range(trained, losses.size)) / (losses.size - trained)
+    """Bucket means over the document's own ranges, within, beyond, ratio and mean, in plain loops, over the
+    positions of the text (the predictions of the document's probe tokens left out; a mean of none is NaN)."""
+    text = set(text_positions(losses.size + 1, measured["retrieval"]["probes"]))
+    buckets = [_mean([float(losses[p]) for p in range(bucket["from"], bucket["to"]) if p in text])
+               for bucket in measured["loss_by_position"]]
+    within = _mean([float(losses[p]) for p in range(trained) if p in text])
+    beyond = _mean([float(losses[p]) for p in range(trained, losses.size) if p in text])
     return {"buckets": buckets, "within": within, "beyond": beyond, "ratio": beyond / within,
-            "mean_loss": float(sum(float(value) for value in losses)) / losses.size}
+            "mean_loss": _mean([float(losses[p]) for p in sorted(text)]), "positions": sorted(text)}
 
 
 def plain_spearman(measured: list[str], predicted: list[str]) -> float:

@@ -38,3 +38,10 @@ def oracle_losses(folder: str, rope_parameters: dict, ids: np.ndarray) -> np.nda
     finally:
         torch.set_num_threads(threads)
     return np.array(out)
+
+
+def text_positions(length: int, probes: list[dict], span: int = 16) -> list[int]:
+    """The loss positions p of a window of ``length`` whose next token p + 1 lies in no probe's span, by a plain loop
+    over the probes a document gives (``measured.retrieval.probes``: each span at ``first`` and at ``repeat``)."""
+    starts = [start for probe in probes for start in (probe["first"], probe["repeat"])]
+    return [p for p in range(length - 1) if not any(start <= p + 1 < start + span for start in starts)]

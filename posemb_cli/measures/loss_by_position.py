@@ -11,6 +11,9 @@ the window, so L tokens give L - 1 losses).
 - ``within``: the mean over positions [0, T); ``beyond``: over [T, L - 1); ``ratio`` = beyond / within.
 - ``mean_loss``: the mean over the whole window, the log of the perplexity of the window, as the
   field's long-context evaluations report it (YaRN's ``eval/perplexity.py`` runs one window of L).
+- ``keep``: where some losses are not the text's (the predictions of copy probes' tokens,
+  ``measures.copy_probes``), only the kept ones count, in every mean and in each bucket's ``positions``;
+  a mean over no kept loss is NaN (null in JSON).
 
 Means are taken in float64, whatever the dtype the losses were computed in.
 """
@@ -65,13 +68,15 @@ def bucket_edges(length: int, trained_length: int, buckets: int = MIN_BUCKETS) -
     return sorted(edges)
 
 
-def loss_profile(losses: np.ndarray, trained_length: int, buckets: int = MIN_BUCKETS) -> LossProfile:
+def loss_profile(losses: np.ndarray, trained_length: int, buckets: int = MIN_BUCKETS, *,
+                 keep: np.ndarray | None = None) -> LossProfile:
     """Buckets, within, beyond, ratio and mean of a window's L - 1 next-token ``losses``.
 
     Args:
         losses: (L - 1,) the loss at each position p of predicting token p + 1.
         trained_length: T, with 0 < T < L - 1 (some position lies beyond it).
         buckets: the number of equal parts of [0, L); T adds one more edge.
+        keep: (L - 1,) bool, the losses that count (None: every one).
     """
     values = np.asarray(losses, dtype=np.float64)
     if values.ndim != 1:
@@ -79,14 +84,22 @@ def loss_profile(losses: np.ndarray, trained_length: int, buckets: int = MIN_BUC
     length = values.size + 1
     if not 0 < trained_length < length - 1:
         raise ValueError(f"trained length {trained_length} must lie inside the window's {length - 1} losses")
+    kept = np.ones(values.size, dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
+    if kept.shape != values.shape:
+        raise ValueError(f"keep must mark the window's {values.size} losses, got shape {kept.shape}")
     edges = bucket_edges(length, trained_length, buckets)
     parts = []
     for start, stop in zip(edges[:-1], edges[1:], strict=True):
-        held = values[start:min(stop, length - 1)]
-        parts.append(LossBucket(start, stop, float(held.mean()) if held.size else math.nan, int(held.size)))
-    within, beyond = float(values[:trained_length].mean()), float(values[trained_length:].mean())
+        held = values[start:min(stop, length - 1)][kept[start:min(stop, length - 1)]]
+        parts.append(LossBucket(start, stop, _mean(held), int(held.size)))
+    within = _mean(values[:trained_length][kept[:trained_length]])
+    beyond = _mean(values[trained_length:][kept[trained_length:]])
     ratio = beyond / within if within != 0 else math.nan
-    return LossProfile(length, trained_length, tuple(parts), within, beyond, ratio, float(values.mean()))
+    return LossProfile(length, trained_length, tuple(parts), within, beyond, ratio, _mean(values[kept]))
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(values.mean()) if values.size else math.nan
 
 
 def _finite(value: float) -> float | None:

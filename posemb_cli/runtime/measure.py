@@ -1,14 +1,19 @@
 """Loss by position at the target length, per scaling, on the real model: the measurement beside a prediction.
 
-For each scaling, in the order given: the model is run once over the window (one forward of L
-tokens from position 0, no cache), the loss of each next token recorded, and summed up by
-``measures.loss_by_position`` against the trained length T. The scalings are then ranked by the
-mean loss over the window (lower first; a difference within the dtype's rounding noise is a tie
-and keeps the predicted order), and that ranking is set beside the predicted one with Spearman's
-rho and every pair the two order apart (``measures.rank_agreement``).
+Copy probes (``measures.copy_probes``) are written over the window once, the same ids for every
+scaling: spans of random ids repeated at distances from 32 tokens to near L, within and beyond T.
+For each scaling, in the order given: the model is run once over that window (one forward of L
+tokens from position 0, no cache), the loss and top-1 hit of each next token recorded; the losses
+of the text (the probe tokens' predictions left out) are summed up by ``measures.loss_by_position``
+against the trained length T, and the probes' repeats scored from the same forward (copy retrieval
+by distance). The scalings are then ranked by the mean loss over the window's text (lower first; a
+difference within the dtype's rounding noise is a tie and keeps the predicted order), and that
+ranking is set beside the predicted one with Spearman's rho and every pair the two order apart
+(``measures.rank_agreement``).
 
 The memory a window needs is checked before the first model is loaded. A Ctrl-C stops the run
-where it is (``KeyboardInterrupt`` goes up untouched; nothing is written here).
+where it is (``KeyboardInterrupt`` goes up untouched; nothing is written here). ``save_ids`` writes
+the ids of every forward, one row each (row k: the k-th scaling's), once the last has run.
 """
 
 from __future__ import annotations
@@ -20,24 +25,35 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from posemb_cli.errors import PosembError
+from posemb_cli.measures.copy_probes import (
+    Probe,
+    Retrieval,
+    kept_losses,
+    place_probes,
+    probe_pool,
+    retrieval,
+    write_probes,
+)
 from posemb_cli.measures.loss_by_position import LossProfile, loss_profile
 from posemb_cli.measures.rank_agreement import LOSS_NOISE, RankAgreement, measured_ranking, rank_agreement
 from posemb_cli.runtime.protocol import LanguageModel, MemoryNeed
 from posemb_cli.runtime.scaling import Scaling, unique_names
-from posemb_cli.runtime.tokens import TokenWindow, ids_window, text_window
+from posemb_cli.runtime.tokens import TokenWindow, check_save_ids, ids_window, text_window, write_ids
 
 if TYPE_CHECKING:
     from posemb_cli.core.progress import Progress
 
 __all__ = ["RULE", "MeasuredRun", "MeasuredScaling", "measure_model", "measure_scalings", "open_model"]
 
-RULE = ("measured: lower mean next-token loss over the whole window first (the log of its perplexity); "
-        "a difference within the dtype's rounding noise is a tie, kept in the predicted order")
+RULE = ("measured: lower mean next-token loss over the whole window first (the log of its perplexity; the copy "
+        "probes' tokens left out); a difference within the dtype's rounding noise is a tie, kept in the predicted "
+        "order")
 
 
 @dataclass(frozen=True)
 class MeasuredScaling:
-    """One scaling's window: its loss profile and the seconds spent; ``losses`` (L - 1,) stay out of JSON."""
+    """One scaling's window: its loss profile (the text's), the copy probes scored, the seconds spent; ``losses``
+    and ``hits`` (L - 1,), every position's probes included, stay out of JSON."""
 
     name: str
     tokens: int
@@ -45,15 +61,21 @@ class MeasuredScaling:
     seconds: float
     load_seconds: float
     losses: np.ndarray = field(repr=False, compare=False)
+    retrieval: Retrieval = field(repr=False)
+    hits: np.ndarray = field(repr=False, compare=False)
 
     def to_dict(self) -> dict:
         return {"tokens": self.tokens, **self.profile.to_dict(), "seconds": self.seconds,
-                "load_seconds": self.load_seconds}
+                "load_seconds": self.load_seconds, "retrieval": self.retrieval.to_dict()}
 
 
 @dataclass(frozen=True)
 class MeasuredRun:
-    """Every scaling measured on one window of one model, and how the measured ranking meets the predicted one."""
+    """Every scaling measured on one window of one model, and how the measured ranking meets the predicted one.
+
+    ``window`` holds the text's ids; ``ids`` those every forward ran (the probes written over the window),
+    ``probes`` the probes; ``saved_ids`` the file they were written to, one row per forward (None: not saved).
+    """
 
     runtime: dict
     window: TokenWindow
@@ -62,6 +84,9 @@ class MeasuredRun:
     scalings: tuple[MeasuredScaling, ...]
     ranking: tuple[str, ...]
     agreement: RankAgreement | None
+    ids: np.ndarray = field(repr=False, compare=False)
+    probes: tuple[Probe, ...] = field(repr=False)
+    saved_ids: str | None = None
 
     @property
     def length(self) -> int:
@@ -79,13 +104,14 @@ class MeasuredRun:
                 "length": self.length, "trained_length": self.trained_length, "rule": RULE,
                 "measured": {scaling.name: scaling.to_dict() for scaling in self.scalings},
                 "measured_ranking": list(self.ranking),
-                "agreement": None if self.agreement is None else self.agreement.to_dict()}
+                "agreement": None if self.agreement is None else self.agreement.to_dict(), "saved_ids": self.saved_ids}
 
 
 def measure_scalings(model: LanguageModel, window: TokenWindow, scalings: Sequence[Scaling], *,
                      trained_length: int, predicted_ranking: Sequence[str] | None = None,
-                     progress: Progress | None = None) -> MeasuredRun:
-    """Measure the loss by position of each scaling on ``window``, and rank them against ``predicted_ranking``.
+                     progress: Progress | None = None, save_ids: str | None = None) -> MeasuredRun:
+    """Measure the loss by position and copy retrieval of each scaling on ``window``, and rank them against
+    ``predicted_ranking``.
 
     Args:
         model: the model behind its runtime (``runtime.open_model``).
@@ -94,10 +120,12 @@ def measure_scalings(model: LanguageModel, window: TokenWindow, scalings: Sequen
         trained_length: T, the length the model's frequencies were trained at.
         predicted_ranking: the scalings' names, best first, as predicted; None: no agreement is given.
         progress: a stage per scaling (loading, then the window's layers and loss chunks).
+        save_ids: a .npy or .json file to write the ids of every forward to, one row each, after the last.
 
     Raises:
-        PosembError: the window does not reach past T, it does not fit in memory (before any load),
-            or a loaded model does not hold a scaling's predicted frequencies.
+        PosembError: the window does not reach past T, a ``save_ids`` file that cannot be written (before
+            anything runs), a window that does not fit in memory (before any load), or a loaded model that
+            does not hold a scaling's predicted frequencies.
     """
     if not scalings:
         raise ValueError("give at least one scaling to measure")
@@ -109,17 +137,28 @@ def measure_scalings(model: LanguageModel, window: TokenWindow, scalings: Sequen
     if not 0 < trained_length < length - 1:
         raise PosembError(f"a window of {length:,} tokens holds no position past the trained length "
                           f"{trained_length:,}; measure a longer one")
+    if save_ids is not None:
+        check_save_ids(save_ids)
     need = model.check_memory(length)
+    pool, left_out = probe_pool(window.ids, model.special_ids)
+    probes = place_probes(length, trained_length, pool)
+    ids = write_probes(window.ids, probes)
+    kept = kept_losses(length, probes)
     measured = []
-    for scaling in scalings:
-        result = model.token_losses(window.ids, scaling, progress)
-        measured.append(MeasuredScaling(scaling.name, length, loss_profile(result.losses, trained_length),
-                                        result.seconds, result.load_seconds, result.losses))
+    for row, scaling in enumerate(scalings):
+        result = model.token_losses(ids, scaling, progress)
+        found = retrieval(probes, result.losses, result.hits, trained_length=trained_length, pool=int(pool.size),
+                          left_out=left_out, row=row)
+        measured.append(MeasuredScaling(scaling.name, length, loss_profile(result.losses, trained_length, keep=kept),
+                                        result.seconds, result.load_seconds, result.losses, found, result.hits))
+    if save_ids is not None:
+        write_ids(save_ids, np.stack([ids] * len(measured)))
     prefer = list(predicted_ranking) if predicted_ranking is not None else names
     ranking = measured_ranking({item.name: item.profile.mean_loss for item in measured},
                                tolerance=LOSS_NOISE.get(model.dtype, LOSS_NOISE["float32"]), prefer=prefer)
     agreement = None if predicted_ranking is None else rank_agreement(ranking, predicted_ranking)
-    return MeasuredRun(model.describe(), window, need, trained_length, tuple(measured), ranking, agreement)
+    return MeasuredRun(model.describe(), window, need, trained_length, tuple(measured), ranking, agreement, ids,
+                       probes, save_ids)
 
 
 def open_model(path: str, *, device: str = "auto", dtype: str = "float32", what: str = "MODEL") -> LanguageModel:
@@ -134,7 +173,8 @@ def open_model(path: str, *, device: str = "auto", dtype: str = "float32", what:
 
 def measure_model(path: str, scalings: Sequence[Scaling], *, length: int, trained_length: int,
                   text: Sequence[str] = (), ids: str | None = None, device: str = "auto", dtype: str = "float32",
-                  predicted_ranking: Sequence[str] | None = None, progress: Progress | None = None) -> MeasuredRun:
+                  predicted_ranking: Sequence[str] | None = None, progress: Progress | None = None,
+                  save_ids: str | None = None) -> MeasuredRun:
     """``open_model``, the window of ``length`` ids from ``text`` files or an ``ids`` file, ``measure_scalings``.
 
     The one call of ``posemb extend --text/--ids``: flags in, the measured run out (PosembError, exit 2, for
@@ -145,4 +185,4 @@ def measure_model(path: str, scalings: Sequence[Scaling], *, length: int, traine
     model = open_model(path, device=device, dtype=dtype, what="--text" if text else "--ids")
     window = text_window(model, text, length) if text else ids_window(model, str(ids), length)
     return measure_scalings(model, window, scalings, trained_length=trained_length,
-                            predicted_ranking=predicted_ranking, progress=progress)
+                            predicted_ranking=predicted_ranking, progress=progress, save_ids=save_ids)

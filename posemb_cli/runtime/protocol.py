@@ -1,10 +1,10 @@
 """The seam between a measurement and the runtime that runs the model (lm-evaluation-harness's ``LM``).
 
 A measurement asks a runtime for five things: what it is (for the report), the model's vocabulary
-and its tokenizer's way with a text, whether a window of L tokens fits before anything is loaded,
-and the next-token loss at every position of one window under one scaling. transformers is the one
-backend (``runtime/transformers_backend``); vLLM or llama.cpp could stand in behind the same five
-without the report changing.
+and its tokenizer's way with a text (and its special ids), whether a window of L tokens fits before
+anything is loaded, and the next-token loss and top-1 hit at every position of one window under one
+scaling. transformers is the one backend (``runtime/transformers_backend``); vLLM or llama.cpp could
+stand in behind the same five without the report changing.
 """
 
 from __future__ import annotations
@@ -34,17 +34,19 @@ class Separator:
 
 @dataclass(frozen=True)
 class WindowLosses:
-    """One window's losses under one scaling, and the seconds spent loading the model and running the window.
+    """One window's losses and top-1 hits under one scaling, and the seconds spent loading the model and running it.
 
     Attributes:
         losses: (L - 1,) float64; entry p is the loss of predicting token p + 1 from tokens 0..p.
         load_seconds: loading the model with the scaling and checking it.
-        seconds: the window's forward and its losses.
+        seconds: the window's forward, its losses and hits.
+        hits: (L - 1,) bool; entry p: the most likely token after tokens 0..p (the logits' argmax) is token p + 1.
     """
 
     losses: np.ndarray
     load_seconds: float
     seconds: float
+    hits: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,10 @@ class LanguageModel(Protocol):
     def separator(self) -> Separator | None:
         """The token between concatenated documents (the tokenizer's end of sequence); None without one."""
 
+    @property
+    def special_ids(self) -> frozenset[int]:
+        """The ids of the tokenizer's special tokens, as far as the runtime knows them (empty: none known)."""
+
     def describe(self) -> dict:
         """The runtime, its version, the model class, device and dtype: the report's ``runtime`` object."""
 
@@ -107,7 +113,7 @@ class LanguageModel(Protocol):
         """The estimate for a window of ``length`` tokens; raise PosembError (exit 2) when it does not fit."""
 
     def token_losses(self, ids: np.ndarray, scaling: Scaling, progress: Progress | None = None) -> WindowLosses:
-        """The next-token loss at each position of one window under ``scaling``.
+        """The next-token loss and top-1 hit at each position of one window under ``scaling``.
 
         Args:
             ids: (L,) int64 token ids, run as one window from position 0, with no cache.
@@ -115,6 +121,6 @@ class LanguageModel(Protocol):
             progress: receives one stage per scaling and its work.
 
         Returns:
-            the (L - 1,) losses (entry p: the loss of predicting ``ids[p + 1]`` from ``ids[: p + 1]``)
-            and the seconds spent.
+            the (L - 1,) losses (entry p: the loss of predicting ``ids[p + 1]`` from ``ids[: p + 1]``), the
+            (L - 1,) hits (entry p: the argmax of those logits is ``ids[p + 1]``) and the seconds spent.
         """

@@ -9,6 +9,10 @@
   ``sources.batch`` within its bounds; every id must lie in the model's vocabulary.
 
 The first L ids are the window. Fewer than L is refused, saying how many there are.
+
+``write_ids`` (``--save-ids FILE``) writes the ids each forward of a measurement ran, one row per
+forward, as a (rows, L) int64 .npy or a JSON ``[[...], ...]`` (by the file's suffix): the form
+``--ids`` reads back (one row of it at a time).
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ from posemb_cli.runtime.protocol import LanguageModel, Separator
 from posemb_cli.sources.batch.ids import read_ids
 from posemb_cli.sources.bounds.limits import format_bytes, require_memory
 
-__all__ = ["MAX_TEXT_BYTES", "TokenWindow", "ids_window", "text_window"]
+__all__ = ["MAX_TEXT_BYTES", "SAVE_SUFFIXES", "TokenWindow", "check_save_ids", "ids_window", "write_ids",
+           "text_window"]
 
 MAX_TEXT_BYTES = 256 << 20  # one text file: a million tokens of English is about 4 MiB
 _TOKENIZER_BYTES_PER_BYTE = 16  # the tokenizer's own working set per byte of text (ids, offsets, pieces)
 _ANY_ID = 1 << 62  # read_ids' own range check is left open; the model's vocabulary is checked here
+SAVE_SUFFIXES = (".npy", ".json")
 
 
 @dataclass(frozen=True)
@@ -137,3 +143,35 @@ def ids_window(model: LanguageModel, path: str, length: int, *, flag: str = "--i
     window = row[:length]
     _in_vocabulary(model, window, f"{flag} {path}:")
     return TokenWindow(np.ascontiguousarray(window, dtype=np.int64), "ids", (path,), 1, None, int(row.size))
+
+
+def check_save_ids(path: str, flag: str = "--save-ids") -> None:
+    """Refuse (exit 2), before anything runs, a file the ids could not be written to: its suffix, its folder."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in SAVE_SUFFIXES:
+        raise PosembError(f"{flag} {path}: give a .npy or .json file (the rows of ids, in the form --ids reads)")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise PosembError(f"{flag} {path}: no folder {folder} to write it in")
+    if os.path.isdir(path):
+        raise PosembError(f"{flag} {path}: a folder; give a .npy or .json file")
+
+
+def write_ids(path: str, rows: np.ndarray, flag: str = "--save-ids") -> None:
+    """Write (rows, L) ids to ``path``: .npy as int64, .json as ``[[...], ...]``."""
+    check_save_ids(path, flag)
+    ids = np.ascontiguousarray(rows, dtype=np.int64)
+    if ids.ndim != 2:
+        raise ValueError(f"the ids saved are (rows, L), got shape {ids.shape}")
+    try:
+        if path.lower().endswith(".npy"):
+            with open(path, "wb") as handle:
+                np.save(handle, ids)
+        else:
+            import json
+
+            with open(path, "w", encoding="utf-8") as handle:
+                json.dump(ids.tolist(), handle, separators=(",", ":"))
+                handle.write("\n")
+    except OSError as exc:
+        raise PosembError(f"{flag} {path}: cannot be written ({exc.strerror or exc})") from None

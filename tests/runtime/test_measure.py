@@ -1,7 +1,8 @@
 """``measure_scalings`` behind the seam: a stand-in runtime (any ``LanguageModel``) gives the losses.
 
 The stand-in returns losses written here, so the figures are checked against plain loops over
-them; it also records the order of the calls: the memory is checked before any scaling is run.
+them (the copy probes' tokens left out, as the document's probes place them); it also records the
+order of the calls: the memory is checked before any scaling is run.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ LENGTH, TRAINED = 64, 20
 class StandIn:
     """A runtime that 'measures' fixed losses per scaling: what vLLM or llama.cpp would sit in place of."""
 
-    source, vocab_size, dtype, separator = "stand-in", 100, "float32", None
+    source, vocab_size, dtype, separator, special_ids = "stand-in", 100, "float32", None, frozenset({0})
 
     def __init__(self, losses: dict[str, np.ndarray]) -> None:
         self.losses, self.calls = losses, []
@@ -37,7 +38,8 @@ class StandIn:
 
     def token_losses(self, ids, scaling, progress=None) -> WindowLosses:
         self.calls.append(("losses", scaling.name))
-        return WindowLosses(self.losses[scaling.name], 0.5, 1.5)
+        self.ids = ids
+        return WindowLosses(self.losses[scaling.name], 0.5, 1.5, np.zeros(LENGTH - 1, dtype=bool))
 
 
 def _window() -> TokenWindow:
@@ -64,14 +66,18 @@ def test_figures_ranking_and_agreement_from_the_losses_measured():
     run = measure_scalings(runtime, _window(), scalings(LENGTH, TRAINED), trained_length=TRAINED,
                            predicted_ranking=predicted)
     assert runtime.calls == [("memory", LENGTH)] + [("losses", name) for name in names]
-    by_mean = sorted(names, key=lambda name: runtime.losses[name].mean())
+    by_mean = sorted(names, key=lambda name: runtime.losses[name].mean())  # the probes leave the order as it is
     assert run.ranking == tuple(by_mean) == ("yarn", "dynamic", "llama3", "linear", "none")
     doc = run.to_dict()
     assert doc["rule"] == RULE and doc["length"] == LENGTH and doc["trained_length"] == TRAINED
     for name in names:
         losses, measured = runtime.losses[name], doc["measured"][name]
-        assert measured["within"] == pytest.approx(losses[:TRAINED].mean(), rel=1e-12)
-        assert measured["beyond"] == pytest.approx(losses[TRAINED:].mean(), rel=1e-12)
+        probes = measured["retrieval"]["probes"]
+        assert [(probe["first"], probe["repeat"]) for probe in probes] == [(16, 48)]  # the one that fits in 64
+        text = [p for p in range(LENGTH - 1) if not any(start <= p + 1 < start + 16 for probe in probes
+                                                          for start in (probe["first"], probe["repeat"]))]
+        assert measured["within"] == pytest.approx(np.mean([losses[p] for p in text if p < TRAINED]), rel=1e-12)
+        assert measured["beyond"] == pytest.approx(np.mean([losses[p] for p in text if p >= TRAINED]), rel=1e-12)
         assert (measured["tokens"], measured["seconds"], measured["load_seconds"]) == (LENGTH, 1.5, 0.5)
     agreement = doc["agreement"]
     assert agreement["measured_ranking"] == list(by_mean) and agreement["predicted_ranking"] == predicted

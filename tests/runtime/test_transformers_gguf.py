@@ -4,7 +4,8 @@ The file (``tests/tiny_language_model.tiny_llama_gguf``) holds the model's tenso
 k rows permuted as llama.cpp stores them, and the tokenizer's byte-level BPE vocabulary and merges;
 transformers' GGUF loader reads both. Oracles: the text's ids under the directory's own tokenizer,
 and transformers' forward with ``labels`` on the safetensors model (``tests/loss_oracle``): the
-GGUF path must give the losses of the model it was written from.
+GGUF path must give the losses of the model it was written from (on the window as run: the text's ids
+with the copy probes written over them).
 """
 
 from __future__ import annotations
@@ -39,5 +40,5 @@ def test_every_position_equals_transformers_forward_on_the_safetensors_model(tin
     folder = tiny[0]
     window, run = measured
     scaling = next(item for item in scalings(LENGTH) if item.name == name)
-    np.testing.assert_allclose(run.measured(name).losses,
-                               oracle_losses(folder, scaling.rope_parameters, window.ids), rtol=0, atol=ATOL)
+    np.testing.assert_allclose(run.measured(name).losses,  # on the ids the forward ran: the copy probes written
+                               oracle_losses(folder, scaling.rope_parameters, run.ids), rtol=0, atol=ATOL)

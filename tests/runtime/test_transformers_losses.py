@@ -3,7 +3,8 @@
 A tiny Llama saved with ``save_pretrained`` beside its tokenizer, a text written here, a window of
 three times the trained length, and each scaling (none, linear, dynamic, yarn, llama3) set as
 transformers 5 takes it. Oracle: ``tests/loss_oracle`` (one forward of the whole window per
-position, the label at that position only, eager attention). The scalings give losses far apart,
+position, the label at that position only, eager attention), on the ids the forward ran (the
+text's, with the copy probes written over them). The scalings give losses far apart,
 so a measurement that ran another scaling than named could not pass.
 """
 
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 from posemb_cli.runtime import measure_model, measure_scalings, open_model, text_window
 
-from tests.loss_oracle import oracle_losses
+from tests.loss_oracle import oracle_losses, text_positions
 from tests.runtime.conftest import LENGTH
 from tests.tiny_language_model import TRAINED, ids_of, scalings
 
@@ -46,7 +47,8 @@ def test_every_position_equals_transformers_forward_with_labels(tiny, measured, 
     scaling = next(item for item in scalings(LENGTH) if item.name == name)
     mine = run.measured(name).losses
     assert mine.shape == (LENGTH - 1,)
-    np.testing.assert_allclose(mine, oracle_losses(folder, scaling.rope_parameters, window.ids), rtol=0, atol=ATOL)
+    # the ids the forward ran: the text's, with the copy probes written over them (the same for every scaling)
+    np.testing.assert_allclose(mine, oracle_losses(folder, scaling.rope_parameters, run.ids), rtol=0, atol=ATOL)
 
 
 def test_the_scalings_give_losses_far_apart(measured):
@@ -64,8 +66,9 @@ def test_the_figures_sum_up_the_losses_measured(measured):
     for item in run.scalings:
         doc = item.to_dict()
         assert doc["tokens"] == LENGTH and doc["seconds"] > 0 and doc["load_seconds"] > 0
-        assert doc["within"] == pytest.approx(item.losses[:TRAINED].mean(), rel=1e-12)
-        assert doc["beyond"] == pytest.approx(item.losses[TRAINED:].mean(), rel=1e-12)
+        text = text_positions(LENGTH, doc["retrieval"]["probes"])  # the probe tokens' predictions left out
+        assert doc["within"] == pytest.approx(np.mean([item.losses[p] for p in text if p < TRAINED]), rel=1e-12)
+        assert doc["beyond"] == pytest.approx(np.mean([item.losses[p] for p in text if p >= TRAINED]), rel=1e-12)
         assert doc["ratio"] == pytest.approx(doc["beyond"] / doc["within"], rel=1e-12)
         edges = [bucket["from"] for bucket in doc["loss_by_position"]] + [doc["loss_by_position"][-1]["to"]]
         assert TRAINED in edges and edges[-1] == LENGTH and len(edges) - 1 >= 16

@@ -11,7 +11,8 @@ mean loss and sets that ranking beside the predicted one (``measures.rank_agreem
 
 Steps, each refusal before the next step's work: ``open_measured`` (the ``measure`` extra, the
 device and dtype, the model's files and config; nothing loaded) before the prediction, then
-``measure_candidates`` (the window of L ids, the memory, one load and one forward per candidate).
+``measure_candidates`` (the window of L ids, the memory, one load and one forward per candidate; the forward
+gives both the loss by position and the copy probes' retrieval by distance, ``runtime.measure_scalings``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MEASURE_ONLY", "measure_candidates", "open_measured", "scalings_of", "trained_length_of"]
 
-MEASURE_ONLY = ("device", "dtype")  # the flags only the measurement reads
+MEASURE_ONLY = ("device", "dtype", "save_ids")  # the flags only the measurement reads
 
 
 def open_measured(named: ModelFile, *, what: str, device: str, dtype: str) -> LanguageModel:
@@ -104,15 +105,23 @@ class _Numbered:
 
 
 def measure_candidates(model: LanguageModel, report: ExtendReport, *, text: Sequence[str], ids: str | None,
-                       progress: Progress | None = None) -> ExtendReport:
-    """``report`` with every candidate measured on a window of ``report.to`` ids from ``text`` files or ``ids``.
+                       progress: Progress | None = None, save_ids: str | None = None) -> ExtendReport:
+    """``report`` with every candidate measured on a window of ``report.to`` ids from ``text`` files or ``ids``:
+    its loss by position and its copy retrieval by distance, from one forward per candidate.
+
+    Args:
+        save_ids: a .npy or .json file (``--save-ids``) the ids of every forward are written to, one row per
+            candidate in the report's candidate order (each probe's ``row``), once the last has run.
 
     Raises:
-        PosembError: a text or ids shorter than L (saying how many tokens), a window that does not fit,
-            a loaded model that does not hold a candidate's predicted frequencies.
+        PosembError: a ``save_ids`` file that cannot be written (before the text is read), a text or ids shorter
+            than L (saying how many tokens), a window that does not fit, a loaded model that does not hold a
+            candidate's predicted frequencies.
     """
-    from posemb_cli.runtime import ids_window, measure_scalings, text_window
+    from posemb_cli.runtime import check_save_ids, ids_window, measure_scalings, text_window
 
+    if save_ids is not None:
+        check_save_ids(save_ids)
     scalings = scalings_of(report)
     names = [scaling.name for scaling in scalings]
     if progress is not None:
@@ -120,5 +129,5 @@ def measure_candidates(model: LanguageModel, report: ExtendReport, *, text: Sequ
     window = text_window(model, list(text), report.to) if text else ids_window(model, str(ids), report.to)
     run = measure_scalings(model, window, scalings, trained_length=trained_length_of(report),
                            predicted_ranking=[one.scaling for one in report.ranking],
-                           progress=None if progress is None else _Numbered(progress, names))
+                           progress=None if progress is None else _Numbered(progress, names), save_ids=save_ids)
     return dataclasses.replace(report, measurement=run)

@@ -1,7 +1,9 @@
 """``posemb extend --plot FILE.png|FILE.svg``: per RoPE set that needs extension, each candidate's compression
 θ / θ' against the pair (extrapolated pairs marked), with the critical pair and, weighted by heads, the
 mean pair share of the set's heads; measured (--text or --ids), one loss curve per candidate below them: the
-report's bucket means over [0, L), the trained length T marked."""
+report's bucket means over [0, L), the trained length T marked; and, where copy probes fit the window, one
+retrieval curve per candidate below those: top-1 accuracy by distance, the repeats within T (solid, dots) and
+beyond it (dashed, crosses), the threshold of ``holds_to`` dotted."""
 
 from __future__ import annotations
 
@@ -57,6 +59,34 @@ def _loss_axes(axes, report: ExtendReport) -> None:
     axes.legend(fontsize=7)
 
 
+def _retrieval_axes(axes, report: ExtendReport) -> None:
+    from posemb_cli.measures.copy_probes import SPAN, THRESHOLD
+
+    run = report.measurement
+    assert run is not None
+    for name in run.ranking:
+        retrieval = run.measured(name).retrieval
+        held = retrieval.holds_to()
+        tag = f"{name} (copies to {'none' if held is None else f'{held:,}'})"
+        color = None
+        for region, style, marker in (("within", "-", "o"), ("beyond", "--", "x")):
+            shown = [(one.distance, score.accuracy) for one in retrieval.by_distance
+                     if (score := one.region(region)) is not None]
+            if shown:
+                line, = axes.plot([distance for distance, _ in shown], [accuracy for _, accuracy in shown],
+                                  linestyle=style, marker=marker, markersize=4, color=color, label=f"{tag}, {region} T")
+                color = line.get_color()
+    axes.axvline(run.trained_length, color="black", linestyle="--", linewidth=0.8)
+    axes.axhline(THRESHOLD, color="grey", linestyle=":", linewidth=0.8)
+    axes.set_xscale("log", base=2)
+    axes.set_ylim(-0.02, 1.02)
+    axes.set_title(f"measured: copy retrieval, top-1 accuracy on the repeat of {SPAN} random tokens by distance "
+                   f"(dashed: trained length {run.trained_length:,}; dotted: {THRESHOLD:g})", fontsize=9)
+    axes.set_xlabel("distance (tokens)")
+    axes.set_ylabel("top-1 accuracy")
+    axes.legend(fontsize=7, ncol=2)
+
+
 def extend_figure(report: ExtendReport):
     """The report's figure as a matplotlib ``Figure`` (no pyplot state)."""
     from matplotlib.figure import Figure
@@ -64,13 +94,16 @@ def extend_figure(report: ExtendReport):
     shown = [one for one in report.sets if one.candidates]
     rows = max(len(shown), 1)
     measured = report.measurement is not None
-    figure = Figure(figsize=(12.0, 4.0 * (rows + measured)), layout="constrained")
-    grid = figure.add_gridspec(rows + measured, 2)
+    probed = report.measurement is not None and bool(report.measurement.probes)
+    figure = Figure(figsize=(12.0, 4.0 * (rows + measured + probed)), layout="constrained")
+    grid = figure.add_gridspec(rows + measured + probed, 2)
     for row, one in enumerate(shown):
         _set_axes(figure.add_subplot(grid[row, 0]), one)
         _share_axes(figure.add_subplot(grid[row, 1]), one)
     if measured:
         _loss_axes(figure.add_subplot(grid[rows, :]), report)
+    if probed:
+        _retrieval_axes(figure.add_subplot(grid[rows + 1, :]), report)
     figure.suptitle(f"posemb extend  {report.source['model']} to {report.to:,}")
     return figure
 

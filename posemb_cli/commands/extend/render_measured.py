@@ -1,9 +1,13 @@
 """`posemb extend --text/--ids` for people: each candidate measured on the model beside its predicted rank, the two
-rankings and their agreement in a sentence, and one loss curve per candidate; computes nothing new.
+rankings and their agreement in a sentence, how far each candidate copies, and per candidate a loss curve and a
+retrieval curve beside it; computes nothing new.
 
-The curves are sparklines of the report's own buckets, one character per bucket (equal parts of [0, L), the
-trained length T one more edge, marked ``│``), on one scale for every candidate (its lowest and highest bucket
-mean, ``▁`` to ``█``), so that the curves compare at a glance.
+The loss curves are sparklines of the report's own buckets, one character per bucket (equal parts of [0, L), the
+trained length T one more edge, marked ``│``; a blank where a bucket has no finite mean), on one scale for every
+candidate (its lowest and highest bucket mean, ``▁`` to ``█``), so that the curves compare at a glance. The
+retrieval curves are the copy probes' top-1 accuracy by distance (``measured.retrieval.by_distance``), one
+character per distance probed, shortest first, on the fixed scale 0 (``▁``) to 1 (``█``): the probes whose repeat
+lies within T after ``within``, those beyond T after ``beyond``; then how far retrieval holds (``holds_to``).
 """
 
 from __future__ import annotations
@@ -14,11 +18,12 @@ from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 
 from posemb_cli.commands.extend.report import ExtendReport
+from posemb_cli.measures.copy_probes import SPAN, THRESHOLD, Retrieval
 from posemb_cli.render.fit import Fitted, figure_table
 from posemb_cli.render.format import count, general, number
 from posemb_cli.runtime import RULE
 
-__all__ = ["LossCurves", "measured_part"]
+__all__ = ["LossCurves", "measured_part", "retrieval_pieces"]
 
 LEVELS = "▁▂▃▄▅▆▇█"
 MARK = "│"
@@ -32,9 +37,19 @@ def _where(run) -> str:
     if window.documents > 1 and window.separator is not None:
         what += f" ({window.documents} documents joined by {window.separator.token})"
     placed = runtime.get("placement") or runtime.get("device")
+    probes = len(run.probes)
+    copied = (f"; {probes} copy probes written over the window (the same for every candidate), their tokens left "
+              "out of the loss" if probes else "")
     return (f"Measured on the model: {what}, through {runtime.get('name')} {runtime.get('version')} "
             f"({runtime.get('model')}, {placed}, {runtime.get('dtype')}); one forward of the window per candidate, "
-            "no cache; loss in nats.")
+            f"no cache{copied}; loss in nats.")
+
+
+def _holds(retrieval: Retrieval, region: str | None = None) -> str:
+    if not retrieval.probes:
+        return "n/a"
+    held = retrieval.holds_to(region)
+    return "none" if held is None else count(held)
 
 
 def _table(report: ExtendReport):
@@ -49,6 +64,19 @@ def _table(report: ExtendReport):
         table.add_row(name, str(rank), str(predicted[name]), number(profile.within, 3), number(profile.beyond, 3),
                       number(profile.ratio, 3), number(profile.mean_loss, 3), general(measured.seconds))
     return table
+
+
+def _copies(report: ExtendReport) -> Text | None:
+    """How far each candidate copies, in the measured order: a sentence (shown with or without the curves)."""
+    run = report.measurement
+    assert run is not None
+    if not run.probes:
+        return None
+    held = "; ".join(f"{name} {_holds(run.measured(name).retrieval)}" for name in run.ranking)
+    return Text(f"Copies to (the longest distance at which the top-1 accuracy on the repeat of {SPAN} random tokens "
+                f"is at least {THRESHOLD:g}, as at every shorter one; {len(run.probes)} probes, "
+                f"{count(run.probes[0].distance if len(run.probes) == 1 else min(p.distance for p in run.probes))} "
+                f"to {count(max(p.distance for p in run.probes))} tokens apart): {held}.")
 
 
 def _rankings(report: ExtendReport) -> Group:
@@ -67,8 +95,32 @@ def _rankings(report: ExtendReport) -> Group:
     return Group(*lines)
 
 
+def _accuracy_line(values: list[float]) -> Text:
+    line = Text()
+    for value in values:
+        line.append(LEVELS[min(len(LEVELS) - 1, max(0, round(value * (len(LEVELS) - 1))))], style="magenta")
+    return line
+
+
+def retrieval_pieces(retrieval: Retrieval) -> list[Text]:
+    """The retrieval curve of one candidate in pieces that may go on one line or several: the accuracy by distance
+    within T, beyond T, and how far it holds (none where no probe fits)."""
+    if not retrieval.probes:
+        return []
+    pieces = []
+    for region in ("within", "beyond"):
+        values = [score.accuracy for one in retrieval.by_distance if (score := one.region(region)) is not None]
+        if values:
+            piece = Text(f"{region} ", style="dim")
+            piece.append_text(_accuracy_line(values))
+            pieces.append(piece)
+    pieces.append(Text(f"copies to {_holds(retrieval)}", style="dim"))
+    return pieces
+
+
 class LossCurves:
-    """One sparkline per candidate of its bucket means, T marked, within and beyond beside it where they fit."""
+    """One sparkline per candidate of its bucket means, T marked, within and beyond beside it where they fit, and
+    its retrieval curve beside them (on the lines below where the width runs out)."""
 
     def __init__(self, report: ExtendReport) -> None:
         self.report = report
@@ -87,7 +139,7 @@ class LossCurves:
                 line.append(MARK, style="bold")
             value = bucket.mean_loss
             if not math.isfinite(value):
-                line.append("·", style="dim")
+                line.append(" ")  # no finite mean: a bucket of probe tokens only, or an infinite loss
                 continue
             level = round((value - low) / (high - low) * (len(LEVELS) - 1)) if high > low else 0
             line.append(LEVELS[level], style="cyan")
@@ -112,18 +164,37 @@ class LossCurves:
             note = notes[[one.name for one in run.scalings].index(name)]
             if beside:
                 line.append(f"  {note}", style="dim")
-                yield line
             else:
                 yield line
-                yield Text(f"  {'':<{_LABEL - 3}} {note}", style="dim")
-        yield Text(f"  within T | beyond T: mean loss below {count(trained)} and from it to {count(length)}",
-                   style="dim")
+                line = Text(f"  {'':<{_LABEL - 3}} {note}", style="dim", no_wrap=True)
+            for piece in retrieval_pieces(item.retrieval):
+                if line.cell_len + 2 + piece.cell_len > options.max_width:
+                    yield line
+                    line = Text(f"  {'':<{_LABEL - 3}}", no_wrap=True)
+                line.append("  " if line.plain.strip() else " ")
+                line.append_text(piece)
+            yield line
+        gaps = any(not math.isfinite(bucket.mean_loss) for item in run.scalings for bucket in item.profile.buckets)
+        yield Text(f"  within T | beyond T: mean loss below {count(trained)} and from it to {count(length)}"
+                   + ("; a blank: a bucket without a finite mean (its positions all copy probes' tokens, or a loss "
+                      "that is not finite)" if gaps else ""), style="dim")
+        first = run.scalings[0].retrieval
+        if first.probes:
+            yield Text(f"  within ..., beyond ...: copy retrieval by distance, the top-1 accuracy on the repeat of "
+                       f"{SPAN} random tokens, one character per distance probed, shortest first "
+                       f"({count(first.by_distance[0].distance)} to {count(first.by_distance[-1].distance)}), the "
+                       f"repeats within T and beyond it apart, {LEVELS[0]} 0 to {LEVELS[-1]} 1; copies to: the "
+                       f"longest distance with accuracy at least {THRESHOLD:g} there and at every shorter one",
+                       style="dim")
 
 
 def measured_part(report: ExtendReport, *, pictures: bool = True) -> Group:
     """The measurement beside the prediction: where and how, the measured table, the rankings, the curves."""
     parts: list = [Text(_where(report.measurement), style="dim"), Fitted(lambda: _table(report)),
                    _rankings(report)]
+    copies = _copies(report)
+    if copies is not None:
+        parts.append(copies)
     if pictures:
         parts.append(LossCurves(report))
     return Group(*parts)

@@ -47,7 +47,7 @@ def measure_inputs(flags: Flags) -> tuple[tuple[str, ...], str | None]:
         raise PosembError("--text: give at least one UTF-8 text file")
     if text and ids is not None:
         raise PosembError("--text and --ids: give one of them, a UTF-8 text to tokenize or token ids")
-    unread = [f"--{name}" for name in MEASURE_ONLY if flags.given(name)]
+    unread = ["--" + name.replace("_", "-") for name in MEASURE_ONLY if flags.given(name)]
     if unread and not text and ids is None:
         named = " and ".join(unread)
         raise PosembError(f"{named} {'is' if len(unread) == 1 else 'are'} read only by the measurement on the model, "
@@ -89,4 +89,5 @@ def _extend(flags: Flags, *, progress: Progress | None = None) -> ExtendReport:
     model = open_measured(named, what="--text" if text else "--ids", device=flags["device"], dtype=flags["dtype"])
     report = run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress,
                         named=named)
-    return measure_candidates(model, report, text=text, ids=ids, progress=progress)
+    return measure_candidates(model, report, text=text, ids=ids, progress=progress,
+                              save_ids=flags.values.get("save_ids"))

@@ -1,11 +1,12 @@
-"""One window through the model, and the next-token loss at every position, taken in chunks from the hidden states.
+"""One window through the model, and the next-token loss and top-1 hit at every position, in chunks of hidden states.
 
 The body of the model (``model.base_model``) runs the L ids as one window from position 0, with
 no cache (``use_cache=False``) and no gradient; each decoder layer reports its step to the progress.
 The losses are then taken from the last hidden state (already normed by the body) a chunk of
 positions at a time: the output head on the chunk, float32 logits (capped where the config sets
-``final_logit_softcapping``, as transformers' forward does), and their cross-entropy against the
-next ids. No (L, V) logits are ever held: at L = 16,384 and V = 49,152 they would be 3 GiB.
+``final_logit_softcapping``, as transformers' forward does), their cross-entropy against the
+next ids, and whether their argmax is the next id (a top-1 hit). No (L, V) logits are ever held:
+at L = 16,384 and V = 49,152 they would be 3 GiB.
 
 Before the window runs, ``check_logits_path`` holds this path to the model's own forward on a
 short prefix: the logits it takes from the hidden states must equal ``model(ids).logits``. A family
@@ -71,8 +72,8 @@ def check_logits_path(model: Any, ids: np.ndarray, source: str) -> None:
                           f"{type(model).__name__} does between them")
 
 
-def window_losses(model: Any, ids: np.ndarray, progress: Progress | None) -> np.ndarray:
-    """(L - 1,) float64: the loss of predicting ``ids[p + 1]`` at each position p of one window.
+def window_losses(model: Any, ids: np.ndarray, progress: Progress | None) -> tuple[np.ndarray, np.ndarray]:
+    """(L - 1,) float64 losses and (L - 1,) bool top-1 hits: predicting ``ids[p + 1]`` at each position p of one window.
 
     ``progress`` gets one step per decoder layer and per chunk of losses (its stage is the caller's).
     """
@@ -87,18 +88,20 @@ def window_losses(model: Any, ids: np.ndarray, progress: Progress | None) -> np.
             targets = tokens[0, 1:]
             chunk = chunk_positions(int(model.get_output_embeddings().weight.shape[0]))
             losses = torch.empty(targets.shape[0], dtype=torch.float64)
+            hits = torch.empty(targets.shape[0], dtype=torch.bool)
             for start in range(0, targets.shape[0], chunk):
                 stop = min(start + chunk, targets.shape[0])
                 logits = _logits(model, hidden[start:stop])  # (chunk, V) float32
-                step = torch.nn.functional.cross_entropy(logits, targets[start:stop].to(logits.device),
-                                                         reduction="none")
+                target = targets[start:stop].to(logits.device)
+                step = torch.nn.functional.cross_entropy(logits, target, reduction="none")
                 losses[start:stop] = step.double().cpu()
+                hits[start:stop] = (logits.argmax(-1) == target).cpu()
                 if progress is not None:
                     progress.advance(1)
     finally:
         for hook in hooks:
             hook.remove()
-    return losses.numpy()
+    return losses.numpy(), hits.numpy()
 
 
 def loss_steps(model: Any, length: int) -> int:

@@ -58,6 +58,21 @@ class TransformersModel:
         token_id = tokenizer.eos_token_id
         return None if token_id is None else Separator(str(tokenizer.eos_token), int(token_id))
 
+    @property
+    def special_ids(self) -> frozenset[int]:
+        """The config's bos, eos and pad ids, and the tokenizer's special ids where it loads (ids need none)."""
+        config = self.config.get_text_config()
+        found: set[int] = set()
+        for name in ("bos_token_id", "eos_token_id", "pad_token_id"):
+            value = getattr(config, name, None)
+            found.update(int(one) for one in (value if isinstance(value, (list, tuple)) else [value])
+                         if isinstance(one, int) and not isinstance(one, bool))
+        try:
+            found.update(int(one) for one in self._tokenizer_loaded().all_special_ids)
+        except (PosembError, ImportError):  # no tokenizer transformers can build (--ids needs none): the config's
+            pass
+        return frozenset(found)
+
     def encode(self, text: str) -> list[int]:
         return [int(token) for token in self._tokenizer_loaded()(text, verbose=False)["input_ids"]]
 
@@ -100,7 +115,7 @@ class TransformersModel:
             loaded = time.perf_counter()
             if progress is not None:
                 progress.stage(f"{scaling.name}: {length:,} tokens", losses.loss_steps(model, length))
-            values = losses.window_losses(model, window, progress)
+            values, hits = losses.window_losses(model, window, progress)
             _synchronize(model)
             seconds = time.perf_counter() - loaded
             rotary.check_rotary(model, scaling, length, run=False)
@@ -109,7 +124,7 @@ class TransformersModel:
             gc.collect()
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()
-        return WindowLosses(values, loaded - started, seconds)
+        return WindowLosses(values, loaded - started, seconds, hits)
 
 
 def _synchronize(model: Any) -> None:

@@ -2,9 +2,10 @@
 
 The tiny Llama (trained 32 positions) saved with ``save_pretrained`` beside its tokenizer, and the same
 model as a GGUF file written with gguf.GGUFWriter, at L = 96. Oracles: transformers' own forward with
-``labels`` on the same ids and each candidate's ``rope_parameters`` as the document gives them
-(``tests/loss_oracle``), summed up in plain loops; Spearman's rho and the pairs ordered apart by
-brute force. A tiny Gemma 3 (a sliding and a full set, per-layer-type ``rope_parameters``) through
+``labels`` on the same ids (the window with the document's copy probes written over it) and each
+candidate's ``rope_parameters`` as the document gives them (``tests/loss_oracle``), summed up in plain
+loops over the text's positions (the probe tokens' predictions left out); Spearman's rho and the pairs
+ordered apart by brute force. A tiny Gemma 3 (a sliding and a full set, per-layer-type ``rope_parameters``) through
 ``--ids``. Refusals: each a single line, exit 2, nothing on stdout.
 """
 
@@ -28,6 +29,7 @@ from tests.cli.test_json_schemas import check  # noqa: E402
 from tests.extend_measure_setup import (  # noqa: E402
     ATOL,
     LENGTH,
+    forward_ids,
     oracle_by_candidate,
     pairs_apart,
     plain_figures,
@@ -35,7 +37,7 @@ from tests.extend_measure_setup import (  # noqa: E402
     steady_runtime,
     tiny_files,
 )
-from tests.loss_oracle import oracle_losses  # noqa: E402
+from tests.loss_oracle import oracle_losses, text_positions  # noqa: E402
 from tests.progress_recorder import Recorder
 from tests.refusals import check_refused  # noqa: E402
 from tests.tiny_language_model import TEXT, TRAINED, ids_of  # noqa: E402
@@ -96,18 +98,22 @@ def test_every_figure_equals_transformers_forward_with_labels(documents, oracles
         measured, plain = one["measured"], plain_figures(oracles[one["scaling"]], one["measured"])
         edges = [bucket["from"] for bucket in measured["loss_by_position"]] + [measured["loss_by_position"][-1]["to"]]
         assert edges[0] == 0 and edges[-1] == LENGTH and TRAINED in edges and len(edges) - 1 >= 16
-        np.testing.assert_allclose([bucket["mean_loss"] for bucket in measured["loss_by_position"]],
+        np.testing.assert_allclose([np.nan if bucket["mean_loss"] is None else bucket["mean_loss"]
+                                    for bucket in measured["loss_by_position"]],
                                    plain["buckets"], rtol=0, atol=ATOL, err_msg=one["scaling"])
+        assert sum(bucket["positions"] for bucket in measured["loss_by_position"]) == len(plain["positions"])
         for key in ("within", "beyond", "ratio", "mean_loss"):
             assert measured[key] == pytest.approx(plain[key], abs=ATOL), (one["scaling"], key)
 
 
 @pytest.mark.parametrize("kind", ["directory", "gguf"])
 def test_the_measured_ranking_orders_the_oracles_mean_losses(documents, oracles, kind):
-    """Lower mean first; two means within float32's noise (relative 1e-4) keep the predicted order."""
+    """Lower mean (over the text's positions) first; two means within float32's noise (relative 1e-4) keep the
+    predicted order."""
     doc = documents[kind]
     ranking, predicted = doc["agreement"]["measured_ranking"], doc["agreement"]["predicted_ranking"]
-    mean = {name: float(losses.mean()) for name, losses in oracles.items()}
+    text = text_positions(LENGTH, doc["candidates"][0]["measured"]["retrieval"]["probes"])
+    mean = {name: float(np.mean([losses[p] for p in text])) for name, losses in oracles.items()}
     for index, first in enumerate(ranking):
         for second in ranking[index + 1:]:
             gap = mean[second] - mean[first]
@@ -152,11 +158,13 @@ def test_gemma3_both_rope_sets_run_as_predicted(tmp_path):
     by = {one["name"]: one for one in doc["sets"]}
     assert not by["sliding_attention"]["needs_extension"] and by["full_attention"]["needs_extension"]
     assert doc["measurement"]["trained_length"] == by["full_attention"]["trained_length"] == 64
+    ran = forward_ids(ids[0], doc)  # the copy probes written over the ids
     for one in doc["candidates"]:
         assert set(one["rope_parameters"]) == {"sliding_attention", "full_attention"}
-        losses = oracle_losses(str(tmp_path / "gemma3"), one["rope_parameters"], ids[0])
+        losses = oracle_losses(str(tmp_path / "gemma3"), one["rope_parameters"], ran)
         plain = plain_figures(losses, one["measured"], 64)
-        np.testing.assert_allclose([bucket["mean_loss"] for bucket in one["measured"]["loss_by_position"]],
+        np.testing.assert_allclose([np.nan if bucket["mean_loss"] is None else bucket["mean_loss"]
+                                    for bucket in one["measured"]["loss_by_position"]],
                                    plain["buckets"], rtol=0, atol=1e-4)
 
 
