@@ -4,35 +4,15 @@ Every command is a function here (``posemb_cli.inspect(scheme="rope")``,
 ``posemb_cli.inspect_model(path)``, ``posemb_cli.doctor(path)``, ...) returning a typed
 report: ``.to_dict()`` is the command's JSON document, and the report shows itself as the
 terminal tables in Jupyter and in ``rich.print``. Everything is imported lazily, so
-``import posemb_cli`` (and the CLI's ``--help``) does not pay for importing torch.
+``import posemb_cli`` (and the CLI's ``--help``) does not pay for importing torch. Type checkers read the
+names' types from ``__init__.pyi``; this module imports nothing of ours, so every layer may read its version.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the names' types for checkers (re-exported); at run time they are imported on first use
-    from posemb_cli.api import compare as compare
-    from posemb_cli.api import doctor as doctor
-    from posemb_cli.api import extend as extend
-    from posemb_cli.api import heads as heads
-    from posemb_cli.api import inspect as inspect
-    from posemb_cli.api import inspect_model as inspect_model
-    from posemb_cli.api import order as order
-    from posemb_cli.api import padding as padding
-    from posemb_cli.api import precision as precision
-    from posemb_cli.errors import PosembError as PosembError
-    from posemb_cli.reports import CompareReport as CompareReport
-    from posemb_cli.reports import DoctorReport as DoctorReport
-    from posemb_cli.reports import ExtendReport as ExtendReport
-    from posemb_cli.reports import HeadsReport as HeadsReport
-    from posemb_cli.reports import InspectReport as InspectReport
-    from posemb_cli.reports import OrderReport as OrderReport
-    from posemb_cli.reports import PaddingReport as PaddingReport
-    from posemb_cli.reports import PrecisionReport as PrecisionReport
-
-from posemb_cli.version import __version__
+__version__ = "0.1.0"
 
 _LAZY = {
     # the commands, one function each (posemb_cli.api), and the reports they return (posemb_cli.reports)

@@ -15,10 +15,8 @@ torch; the first call does.
 
 from __future__ import annotations
 
-import functools
-import inspect as _signatures
 from collections.abc import Callable
-from enum import Enum
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from posemb_cli.reports import (
@@ -48,72 +46,15 @@ if TYPE_CHECKING:
     from posemb_cli.run.command_flags import Flags
 
 __all__ = ["compare", "doctor", "extend", "heads", "inspect", "inspect_model", "order", "padding", "precision"]
-_CLI_ONLY = ("context", "json", "debug", "output_format")  # what the CLI prints, not what is computed
-_LISTS = ("models",)  # arguments the CLI takes as several words, not as one comma list
-
-
-def _command(name: str) -> Callable:
-    from importlib import import_module
-
-    return getattr(import_module(f"posemb_cli.cli.commands.{name}"), name)
 
 
 def _flags(name: str, given: dict[str, Any]) -> Flags:
-    """The command's flags: its CLI defaults (its declarations are the one source), then what was given,
-    each parsed as the CLI parses its text (a value the CLI refuses raises ``PosembError`` with its line)."""
-    from posemb_cli.run.command_flags import Flags
+    """The command's flags: the defaults its options declare (``commands/<name>/options.py``, the CLI's own
+    source), then what was given, each read as the CLI reads its text (a value the CLI refuses raises
+    ``PosembError`` with its line)."""
+    from posemb_cli.run.options import given_flags
 
-    parameters = _signatures.signature(_command(name)).parameters
-    defaults = {key: p.default for key, p in parameters.items() if key not in _CLI_ONLY}
-    unknown = sorted(set(given) - set(defaults))
-    if unknown:
-        raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
-    given = {key: ",".join(map(str, value)) if isinstance(value, (list, tuple)) and key not in _LISTS
-             else value for key, value in given.items()}  # the CLI's comma lists
-    given = _parsed(name, given, defaults)
-    plain = {key: value.value if isinstance(value, Enum) else value for key, value in {**defaults, **given}.items()}
-    return Flags(values=plain, typed=given)
-
-
-@functools.cache
-def _parser(name: str) -> tuple[Any, dict[str, Any]]:
-    """The command as the CLI builds it (Typer's), and its options by parameter name."""
-    import typer
-
-    from posemb_cli.cli.app import app
-
-    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
-    return command, {option.name: option for option in command.params}
-
-
-def _parsed(name: str, given: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
-    """Each value given through the parser of its CLI option: a choice, a number, a flag; the CLI's refusal
-    line (``--scheme: 'rop' is not one of ...``) where the CLI would refuse the same text."""
-    import typer
-
-    from posemb_cli.cli.usage_errors import bad_parameter_line
-    from posemb_cli.errors import PosembError
-
-    command, options = _parser(name)
-    context = typer.Context(command)
-    parsed = {}
-    for key, value in given.items():
-        option = options.get(key)
-        flag = "--" + key.replace("_", "-") if option is None else max(option.opts, key=len)
-        if value is None and defaults.get(key) is not None:
-            raise PosembError(f"{flag}: None is not a value; leave it out for its default")
-        if option is None or value is None:
-            parsed[key] = value
-            continue
-        try:
-            value = option.process_value(context, value)
-            parsed[key] = value.value if isinstance(value, Enum) else value
-        except Exception as exc:  # Click's BadParameter (Typer's own copy of Click): the CLI's line
-            line = bad_parameter_line(exc, [flag, value if isinstance(value, str) else str(value)])
-            if line is None:
-                raise
-            raise PosembError(line) from None
-    return parsed
+    return given_flags(name, import_module(f"posemb_cli.commands.{name}.options").OPTIONS, given)
 
 
 def _observer(flags: Flags, *, terminal: bool) -> Callable | None:
@@ -226,14 +167,8 @@ def extend(path: str, *, to: int, **flags: Unpack[ExtendFlags]) -> ExtendReport:
     ``device`` and ``dtype``; the report then holds the measurement beside the prediction.
     """
     from posemb_cli.commands.extend.run import extend_command
-    from posemb_cli.run.command_flags import Flags
 
-    given: dict[str, Any] = dict(flags)
-    text = given.pop("text", None)
-    chosen = _flags("extend", {**given, "model": path, "to": to})
-    if text is not None:  # a list of files stays a list (a comma may be part of a file's name)
-        files = [text] if isinstance(text, str) else [str(one) for one in text]
-        chosen = Flags(values={**chosen.values, "text": files}, typed={**chosen.typed, "text": files})
+    chosen = _flags("extend", {**flags, "model": path, "to": to})
     _check_plot(chosen)
     report = extend_command(chosen)
     _plot(chosen, report)

@@ -2,7 +2,9 @@
 
 Every key is optional: one left out takes the command's own default, as on the command
 line (``posemb CMD --help`` shows it). Choices are strings (``dtype="bfloat16"``); a list
-of schemes may be given as a list or as the command line's comma string.
+of schemes may be given as a list or as the command line's comma string. The keys are the
+options that ``posemb_cli/commands/<name>/options.py`` declares (the CLI's own, such as
+``--json``, left out), and each key's type admits its option's.
 """
 
 from __future__ import annotations
@@ -110,6 +112,7 @@ class ExtendFlags(TypedDict, total=False):
     factor: float | None
     text: str | list[str] | None
     ids: str | None
+    save_ids: str | None
     device: str
     dtype: str
     top: int

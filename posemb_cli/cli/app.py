@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
+from posemb_cli import __version__
 from posemb_cli.cli.commands.bench import bench
 from posemb_cli.cli.commands.compare import compare
 from posemb_cli.cli.commands.doctor import doctor
@@ -30,7 +31,6 @@ from posemb_cli.cli.commands.schema import schema
 from posemb_cli.cli.commands.sweep import sweep
 from posemb_cli.cli.output_faults import OUTPUT_ERRNOS, silence_stdout
 from posemb_cli.errors import PosembError, brief
-from posemb_cli.version import __version__
 
 
 def _fail(message: str, code: int) -> None:

@@ -51,3 +51,16 @@ def test_padding_reads_at_80_columns_a_row_per_line():
         assert len(told.split(": ", 1)[1]) > 10
     wide = runner.invoke(app, ["padding", "--device", "cpu", "--seq-len", "8"], env={**ENV, "COLUMNS": "160"})
     assert "scores depend on m−n only: the shift by 4 cancels" in wide.stdout  # beside its rows where it fits
+
+
+@pytest.mark.parametrize("command", ["compare", "inspect", "order", "bench", "sweep", "schema", "precision",
+                                     "padding", "doctor", "heads", "extend"])
+def test_every_help_line_fits_80_columns(command):
+    """The examples too: a long one continues on the next line with a shell backslash."""
+    from posemb_cli.cli.app import app
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    too_long = [line for line in result.stdout.splitlines() if len(line) > 80]
+    assert not too_long, too_long

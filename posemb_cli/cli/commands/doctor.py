@@ -9,49 +9,32 @@ every format: 3 when a finding is an error.
 from __future__ import annotations
 
 import json
-from enum import Enum
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.output import emit, run_progress, write_json
+from posemb_cli.commands.doctor.options import OPTIONS
 from posemb_cli.errors import EXIT_DOCTOR_ERROR, PosembError
 
-DoctorFormat = Enum("DoctorFormat", {"text": "text", "json": "json", "github": "github", "sarif": "sarif"}, type=str)
 
-
-@opt.takes(opt.OUTPUT_FLAGS)
-def doctor(
-    context: typer.Context,
-    model: opt.ModelArgument = None,
-    model_config: Annotated[str | None, typer.Option(
-        "--config", help="A Hugging Face style config.json (or its directory).", show_default=False,
-        rich_help_panel=opt.REAL)] = None,
-    checkpoint: Annotated[str | None, typer.Option(
-        "--checkpoint", help="A model's weights (file or directory): its position table, checked against the "
-        "config.json beside it.", show_default=False, rich_help_panel=opt.REAL)] = None,
-    output_format: Annotated[DoctorFormat, typer.Option(
-        "--format", rich_help_panel=opt.OUTPUT,
-        help="text: tables; json: as --json; github: GitHub Actions annotations on the config's lines; "
-             "sarif: a SARIF 2.1.0 log (code scanning).")] = DoctorFormat("text"),
-    **flags: Any,
-) -> None:
+@opt.built_from(OPTIONS)
+def doctor(context: typer.Context, **flags: Any) -> None:
     """Find mistakes in a model's position setup; exit 3 when one is an error.
 
     \b
     Example: posemb doctor Llama-3.1-8B/config.json
     Example: posemb doctor gpt2/ --json
-    Example: posemb doctor config.json --format github   (in a GitHub Actions step)
+    Example: posemb doctor config.json --format github   (GitHub Actions)
     """
-    chosen_format = output_format.value
+    chosen_format = opt.plain(flags).pop("output_format")
     if flags["json"] and opt.typed(context, "output_format") and chosen_format != "json":
         raise PosembError(f"--json and --format {chosen_format} ask for two outputs; give one "
                           "(--json is --format json)")
     from posemb_cli.commands.doctor.run import doctor_command
 
-    chosen = opt.command_flags(context, {**flags, "model": model, "model_config": model_config,
-                                         "checkpoint": checkpoint})
+    chosen = opt.command_flags(context, {name: value for name, value in flags.items() if name != "output_format"})
     with run_progress("checking the position setup"):
         report = doctor_command(chosen)
     if chosen_format == "github":
@@ -61,8 +44,8 @@ def doctor(
         if lines:  # no findings, no line
             write_json(lines.rstrip("\n"))
     elif chosen_format == "sarif":
+        from posemb_cli import __version__
         from posemb_cli.commands.doctor.render import sarif_log
-        from posemb_cli.version import __version__
 
         write_json(json.dumps(sarif_log(report, version=__version__), indent=2, allow_nan=False))
     else:

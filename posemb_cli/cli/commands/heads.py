@@ -2,35 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.commands.real_inputs import check_plot_flag
 from posemb_cli.cli.output import emit, run_progress
+from posemb_cli.commands.heads.options import OPTIONS
 
 
-@opt.takes(opt.PICTURE_FLAGS, opt.PLOT_FLAGS, opt.OUTPUT_FLAGS, skip=("pictures",))
-def heads(
-    context: typer.Context,
-    model: Annotated[str | None, typer.Argument(
-        metavar="MODEL", show_default=False,
-        help="A RoPE model with its weights: a model directory, a .safetensors/.bin file with its config.json "
-             "beside it, a .gguf file, a Hugging Face id in the local cache (org/name, @revision) or ollama:NAME.")] \
-        = None,
-    checkpoint: Annotated[str | None, typer.Option(
-        "--checkpoint", metavar="PATH", show_default=False, rich_help_panel=opt.REAL,
-        help="A RoPE model's weights: .safetensors (or a sharded directory) or .bin with its config.json beside "
-             "it, or a .gguf file.")] = None,
-    distances: Annotated[str | None, typer.Option(
-        "--distances", metavar="D,D,...", show_default=False, rich_help_panel=opt.SHARED,
-        help="Distances of the kernel; default 0, 1, 2, 4, ... up to the model's context.")] = None,
-    top: Annotated[int, typer.Option("--top", rich_help_panel=opt.OUTPUT,
-                                     help="Heads listed as having the most weight on high-frequency pairs, and on "
-                                          "pairs beyond the critical pair.")] = 5,
-    **flags: Any,
-) -> None:
+@opt.built_from(OPTIONS)
+def heads(context: typer.Context, **flags: Any) -> None:
     """Show which RoPE frequencies each head's query and key weights use: pair shares, kernel, labels.
 
     \b
@@ -39,8 +22,7 @@ def heads(
     """
     from posemb_cli.commands.heads.run import heads_command
 
-    chosen = opt.command_flags(context, {**flags, "model": model, "checkpoint": checkpoint, "distances": distances,
-                                         "top": top})
+    chosen = opt.command_flags(context, flags)
     plot = chosen["plot"]
     check_plot_flag(plot)
     with run_progress("reading the model") as progress:

@@ -2,36 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.commands import real_inputs as inputs
 from posemb_cli.cli.output import emit, run_progress
+from posemb_cli.commands.inspect.options import OPTIONS
 
 
-@opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.CONFIG_FLAGS, opt.PICTURE_FLAGS,
-           opt.PLOT_FLAGS, opt.COVERAGE_FLAGS, opt.OUTPUT_FLAGS)
-def inspect(
-    context: typer.Context,
-    model: opt.ModelArgument = None,
-    scheme: Annotated[opt.SchemeName, typer.Option("--scheme", help="The scheme to inspect.",
-                                                   rich_help_panel=opt.SHARED)] = opt.SchemeName("sinusoidal"),
-    **flags: Any,
-) -> None:
+@opt.built_from(OPTIONS)
+def inspect(context: typer.Context, **flags: Any) -> None:
     """Inspect one positional scheme, or a real MODEL, in depth: shapes, parameters, decay, norms, bands, pictures.
 
     \b
     Example: posemb inspect --scheme sinusoidal --dim 32
-    Example: posemb inspect --scheme rope --rope-layout half --rope-scaling llama3 --rope-factor 8
+    Example: posemb inspect --scheme rope --rope-layout half \\
+               --rope-scaling llama3 --rope-factor 8
     Example: posemb inspect SmolLM2-135M-Instruct.Q4_1.gguf
-    Example: posemb inspect meta-llama/Llama-3.1-8B   (from the Hugging Face cache)
-    Example: posemb inspect --checkpoint gpt2/model.safetensors --plot gpt2.png
+    Example: posemb inspect meta-llama/Llama-3.1-8B   (Hugging Face cache)
+    Example: posemb inspect --checkpoint gpt2/model.safetensors \\
+               --plot gpt2.png
     """
     from posemb_cli.commands.inspect.run import inspect_command
 
-    chosen = opt.command_flags(context, {**flags, "model": model, "scheme": scheme})
+    chosen = opt.command_flags(context, flags)
     plot = chosen["plot"]
     inputs.check_plot_flag(plot)
     with run_progress("loading torch") as progress:

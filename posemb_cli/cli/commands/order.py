@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.output import emit, run_progress
+from posemb_cli.commands.order.options import OPTIONS
 
 
-@opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.OUTPUT_FLAGS)
-def order(
-    context: typer.Context,
-    schemes: Annotated[str, typer.Option(
-        "--schemes", help="Comma list of schemes to compare; none is NoPE.",
-        rich_help_panel=opt.SHARED)] = "none,learned,sinusoidal,rope,alibi",
-    **flags: Any,
-) -> None:
+@opt.built_from(OPTIONS)
+def order(context: typer.Context, **flags: Any) -> None:
     """Show that attention without position cannot tell a sentence from its permutation.
 
     \b
@@ -25,7 +20,7 @@ def order(
     """
     from posemb_cli.commands.order.run import order_command
 
-    chosen = opt.command_flags(context, {**flags, "schemes": schemes})
+    chosen = opt.command_flags(context, flags)
     with run_progress("permuted tokens") as progress:
         report = order_command(chosen, progress=progress)
     emit(report, chosen["json"])

@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from posemb_cli.cli import options as opt
 from posemb_cli.cli.output import emit, run_progress
+from posemb_cli.commands.padding.options import OPTIONS
 
 
-@opt.takes(opt.SHARED_FLAGS, opt.POSITION_FLAGS, opt.CHECKPOINT_FLAGS, opt.CONFIG_FLAGS, opt.OUTPUT_FLAGS,
-           skip=("max_offset",))
-def padding(
-    context: typer.Context,
-    model: opt.ModelArgument = None,
-    schemes: Annotated[str, typer.Option(
-        "--schemes", help="Comma list of schemes to compare; none is NoPE.",
-        rich_help_panel=opt.SHARED)] = "none,learned,sinusoidal,rope,alibi",
-    pad: Annotated[int, typer.Option("--pad", help="Masked pad tokens put in front of every sequence.",
-                                     rich_help_panel=opt.SHARED)] = 4,
-    **flags: Any,
-) -> None:
+@opt.built_from(OPTIONS)
+def padding(context: typer.Context, **flags: Any) -> None:
     """Show which schemes give left-padded tokens the same outputs, with naive and mask-derived position ids.
 
     \b
@@ -31,7 +22,7 @@ def padding(
     """
     from posemb_cli.commands.padding.run import padding_command
 
-    chosen = opt.command_flags(context, {**flags, "model": model, "schemes": schemes, "pad": pad})
+    chosen = opt.command_flags(context, flags)
     with run_progress("left padding") as progress:
         report = padding_command(chosen, progress=progress)
     emit(report, chosen["json"])

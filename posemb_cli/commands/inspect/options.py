@@ -1,0 +1,15 @@
+"""`posemb inspect`'s options: a scheme or a real MODEL, then the shared groups."""
+
+from __future__ import annotations
+
+from posemb_cli.core.schemes import scheme_names
+from posemb_cli.run import option_groups as groups
+from posemb_cli.run.options import Option
+
+OPTIONS = (
+    groups.MODEL,
+    Option("scheme", ("--scheme",), str, "sinusoidal", choices=tuple(scheme_names()), panel=groups.SHARED_PANEL,
+           help="The scheme to inspect."),
+    *groups.SHARED, *groups.POSITION, *groups.CHECKPOINT, *groups.CONFIG, *groups.PICTURES, *groups.PLOT,
+    *groups.COVERAGE, *groups.OUTPUT,
+)

@@ -1,0 +1,12 @@
+"""`posemb order`'s options: the schemes, then the shared groups."""
+
+from __future__ import annotations
+
+from posemb_cli.run import option_groups as groups
+from posemb_cli.run.options import Option
+
+OPTIONS = (
+    Option("schemes", ("--schemes",), str, "none,learned,sinusoidal,rope,alibi", panel=groups.SHARED_PANEL,
+           help="Comma list of schemes to compare; none is NoPE."),
+    *groups.SHARED, *groups.POSITION, *groups.OUTPUT,
+)
