@@ -154,7 +154,9 @@ def check(train: list[dict], test: list[dict]) -> dict:
                     "predicted_window": [round(p[2], 4) for p in predicted],
                     "measured_window": [round(m, 4) for m in measured],
                     "rho": rank_agreement(measured_order, predicted_order).spearman,
-                    "same_best": predicted_order[0] == measured_order[0]})
+                    "same_best": predicted_order[0] == measured_order[0],
+                    # what taking the predicted best costs against the measured best, nats over the window
+                    "regret": measured[names.index(predicted_order[0])] - min(measured)})
     return {"coefficients": dict(zip("abce", coefficients.tolist(), strict=True)),
             "interval": {"within": half_within, "beyond": half_beyond},
             "groups": out, "inside": hits, "changes": total}
@@ -184,8 +186,11 @@ def main() -> None:
                          *record["leave_one_text_out"].items()]:
         print(f"{name}: coefficients {result['coefficients']}, interval {result['interval']}, "
               f"inside {result['inside']}/{result['changes']}")
+        regrets = [group["regret"] for group in result["groups"]]
+        print(f"  regret of the predicted best: median {np.median(regrets):.3f}, largest {max(regrets):.3f} nats")
         for group in result["groups"]:
-            print(f"  {group['text']} L={group['length']} (of {group['run']}): rho {group['rho']:.2f} best {group['same_best']} "
+            print(f"  {group['text']} L={group['length']} (of {group['run']}): rho {group['rho']:.2f} "
+                  f"best {group['same_best']} regret {group['regret']:.3f} "
                   f"{list(zip(group['candidates'], group['predicted_window'], group['measured_window'], strict=True))}")
 
 

@@ -1,13 +1,14 @@
 """Every conclusion an ``extend --json`` document prints, checked by brute force: each pair's class by a plain loop
 over its frequencies, each share by summing the heads' entries, the ranking by sorting under the rule as written
-here, the recommendation as the first, and every "needs no extension" against the lengths it rests on."""
+here (the predicted change over the window, lowest first), the recommendation as the first, and every "needs no
+extension" against the lengths it rests on."""
 
 from __future__ import annotations
 
 import math
 
 SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
-FINE_TUNING = ("no", "beyond 2x", "yes")
+FINE_TUNING = ("no", "yes")
 
 
 def loop_class(theta: float, theta_new: float, trained: int, distance: int) -> str:
@@ -15,6 +16,8 @@ def loop_class(theta: float, theta_new: float, trained: int, distance: int) -> s
         return "extrapolated"
     if theta_new < theta * (1 - 1e-9):
         return "compressed"
+    if theta_new > theta * (1 + 1e-9):
+        return "sped_up"
     return "unchanged"
 
 
@@ -30,11 +33,9 @@ def _close(a, b) -> bool:
 
 
 def _rule_key(candidate: dict) -> tuple:
-    def figure(value):
-        return (1, 0.0) if value is None or not math.isfinite(value) else (0, round(value, 12))
-
-    return (*figure(candidate["extrapolated_share"]), FINE_TUNING.index(candidate["needs_fine_tuning"]),
-            *figure(candidate["score"]), SCALINGS.index(candidate["scaling"]))
+    value = candidate["predicted"]["loss_change"]["window"]["value"]
+    figure = (1, 0.0) if value is None or not math.isfinite(value) else (0, round(value, 12))
+    return (*figure, SCALINGS.index(candidate["scaling"]))
 
 
 def check_extend_promises(doc: dict) -> None:
@@ -62,7 +63,13 @@ def check_extend_promises(doc: dict) -> None:
             assert [p["class"] for p in pairs] == classes, candidate["scaling"]
             assert all(_close(p["compression"], p["inv_freq_trained"] / p["inv_freq"]) for p in pairs)
             assert candidate["counts"] == {name: classes.count(name)
-                                           for name in ("unchanged", "compressed", "extrapolated")}
+                                           for name in ("unchanged", "compressed", "extrapolated", "sped_up")}
+            if "sped_up" not in classes:
+                assert candidate["speed_up_cost"] == 0 and candidate["sped_up_share"] == 0
+            if candidate["weighted_by"] == "pairs":
+                speed = math.fsum(math.log2(p["inv_freq"] / p["inv_freq_trained"])
+                                  for p, c in zip(pairs, classes, strict=True) if c == "sped_up") / len(pairs)
+                assert _close(candidate["speed_up_cost"], speed)
             first = next((i for i, p in enumerate(pairs) if trained * p["inv_freq_trained"] < 2 * math.pi),
                          len(pairs))
             assert one["critical_pair"] == first
@@ -82,16 +89,26 @@ def check_extend_promises(doc: dict) -> None:
         figures = rows[candidate["scaling"]]
         assert _close(candidate["extrapolated_share"], _mean([f[0] for f in figures]))
         assert _close(candidate["compressed_share"], _mean([f[1] for f in figures]))
-        assert _close(candidate["score"], _mean([f[2] for f in figures]))
+        assert _close(candidate["score"], _mean([f[2] for f in figures]) + candidate["speed_up_cost"])
+        change = candidate["predicted"]["loss_change"]
+        low, high = change["window"]["interval"]
+        assert low <= change["window"]["value"] <= high
+        if candidate["needs_fine_tuning"] not in FINE_TUNING:
+            raise AssertionError(candidate["needs_fine_tuning"])
     ordered = sorted(doc["candidates"], key=_rule_key)
     assert [entry["scaling"] for entry in doc["ranking"]] == [c["scaling"] for c in ordered]
     assert [entry["rank"] for entry in doc["ranking"]] == list(range(1, len(ordered) + 1))
     best = ordered[0]
+    if doc["source"]["kind"] == "gguf" and best["llama_cpp"] is None:  # llama.cpp runs it: the first it runs exactly,
+        high = best["predicted"]["loss_change"]["window"]["interval"][1]  # where the prediction cannot tell them apart
+        runnable = [c for c in ordered[1:] if c["llama_cpp"] is not None
+                    and c["predicted"]["loss_change"]["window"]["value"] <= high]
+        best = runnable[0] if runnable else best
     recommendation = doc["recommendation"]
     assert (recommendation["scaling"], recommendation["factor"], recommendation["rope_parameters"],
             recommendation["llama_cpp"]) == (best["scaling"], best["factor"], best["rope_parameters"],
                                              best["llama_cpp"])
-    assert "lowest extrapolated share first" in doc["rule"]
+    assert "lowest predicted mean loss over the whole window" in doc["rule"]
 
 
 def pair_sums(heads_doc: dict, extend_doc: dict) -> int:

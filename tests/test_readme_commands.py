@@ -15,7 +15,8 @@ from posemb_cli.cli.app import app
 from typer.testing import CliRunner
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PLACEHOLDERS = re.compile(r"\bMODEL\b|\bFILE\b|\bDIR\b|\bL\b|\bNAME\b|\bCMD\b|\.gguf|config\.json|org/name|ollama:|[<>|]")
+PLACEHOLDERS = re.compile(r"\bMODEL\b|\bFILE\b|\bDIR\b|\bL\b|\bNAME\b|\bCMD\b|\.gguf|config\.json|org/name"
+                          r"|ollama:|[<>|]")
 
 
 def readme_commands() -> list[str]:

@@ -8,8 +8,10 @@ T θ_i: a pair with T θ_i >= 2π has turned through every angle. Each pair gets
 - ``extrapolated``: T θ_i < 2π (it never completed a turn in training) and D θ'_i > T θ_i (1 + 1e-9): at
   the target it turns further than it ever did (Liu et al.'s dimensions past the critical one);
 - ``compressed``: otherwise, θ'_i < θ_i (1 - 1e-9): neighbouring positions come closer in angle;
-- ``unchanged``: everything else (a pair may still turn faster than in training, compression below 1,
-  through angles it has seen).
+- ``sped_up``: otherwise, θ'_i > θ_i (1 + 1e-9): the pair turns faster than the model was trained with (a
+  candidate specified from the frequencies before a published scaling, e.g. YaRN's unscaled pairs over a
+  model published with linear x8): neighbouring positions move apart in angle, which training never saw;
+- ``unchanged``: everything else.
 
 ``compression`` is θ_i / θ'_i. The relative 1e-9 keeps float64 rounding from classing a pair that a
 scaling maps exactly onto its trained span (linear by L / T: D θ_i / s = T θ_i) as extrapolated.
@@ -17,7 +19,8 @@ scaling maps exactly onto its trained span (linear by L / T: D θ_i / s = T θ_i
 A head's weight on each pair is its ``pair_share`` (``measures.head_frequencies``: (H, P), each row summing
 to 1); with a config alone every pair weighs 1 / P. Per head: the extrapolated and the compressed share
 (its shares summed over those pairs), the mean compression of its compressed pairs weighted by share,
-and the compression cost, the sum over its compressed pairs of share x log2(compression).
+the compression cost, the sum over its compressed pairs of share x log2(compression), and likewise the sped-up
+share and the speed-up cost, the sum over its sped-up pairs of share x log2(θ' / θ).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CLASSES = ("unchanged", "compressed", "extrapolated")
+CLASSES = ("unchanged", "compressed", "extrapolated", "sped_up")
 ROUNDING = 1e-9
 
 __all__ = ["CLASSES", "ROUNDING", "PairClasses", "Shares", "classify_pairs", "equal_weights", "weighted_shares"]
@@ -68,7 +71,8 @@ def classify_pairs(trained: np.ndarray, candidate: np.ndarray, *, trained_length
     never_turned = trained_span < 2 * math.pi
     extrapolated = never_turned & (target_span > trained_span * (1 + ROUNDING))
     compressed = ~extrapolated & (candidate < trained * (1 - ROUNDING))
-    classes = np.where(extrapolated, 2, np.where(compressed, 1, 0)).astype(np.int8)
+    sped_up = ~extrapolated & ~compressed & (candidate > trained * (1 + ROUNDING))
+    classes = np.where(extrapolated, 2, np.where(compressed, 1, np.where(sped_up, 3, 0))).astype(np.int8)
     return PairClasses(classes=classes, compression=trained / candidate, trained_span=trained_span,
                        target_span=target_span)
 
@@ -80,12 +84,15 @@ def equal_weights(pairs: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Shares:
-    """Per head (H,): extrapolated and compressed shares, mean compression (NaN: no compressed share), cost."""
+    """Per head (H,): extrapolated and compressed shares, mean compression (NaN: no compressed share), compression
+    cost; the sped-up share and the speed-up cost."""
 
     extrapolated: np.ndarray
     compressed: np.ndarray
     mean_compression: np.ndarray
     cost: np.ndarray
+    sped_up: np.ndarray
+    speed_cost: np.ndarray
 
 
 def weighted_shares(pair_share: np.ndarray, pairs: PairClasses) -> Shares:
@@ -97,5 +104,7 @@ def weighted_shares(pair_share: np.ndarray, pairs: PairClasses) -> Shares:
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(compressed_share > 0, (on_compressed * pairs.compression).sum(1) / compressed_share, np.nan)
     cost = (on_compressed * np.log2(np.where(compressed, pairs.compression, 1.0))).sum(1)
+    faster = pairs.mask("sped_up")
+    speed_cost = (share * faster * np.log2(np.where(faster, 1.0 / pairs.compression, 1.0))).sum(1)
     return Shares(extrapolated=(share * pairs.mask("extrapolated")).sum(1), compressed=compressed_share,
-                  mean_compression=mean, cost=cost)
+                  mean_compression=mean, cost=cost, sped_up=(share * faster).sum(1), speed_cost=speed_cost)

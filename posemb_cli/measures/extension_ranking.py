@@ -26,7 +26,7 @@ RULE = ("lowest extrapolated share first; then fine-tuning by the published evid
         "pairs); then the order none, linear, ntk, dynamic, yarn, llama3, longrope; figures compared to 12 "
         "decimals")
 
-__all__ = ["DECIMALS", "FINE_TUNING", "RULE", "SCALINGS", "Standing", "rank_key", "ranked"]
+__all__ = ["DECIMALS", "FINE_TUNING", "RULE", "SCALINGS", "Standing", "rank_key", "ranked", "ranked_by_prediction"]
 
 
 @dataclass(frozen=True)
@@ -52,3 +52,9 @@ def rank_key(standing: Standing) -> tuple:
 def ranked(standings: list[Standing]) -> list[Standing]:
     """``standings`` best first, under ``RULE``."""
     return sorted(standings, key=rank_key)
+
+
+def ranked_by_prediction(predicted: list[tuple[str, float]]) -> list[str]:
+    """The scalings, best first: the lowest predicted change of the window's mean loss (compared to 12 decimals,
+    below which figures are rounding noise that may differ between machines), then the order of SCALINGS."""
+    return [name for name, _ in sorted(predicted, key=lambda item: (*_figure(item[1]), SCALINGS.index(item[0])))]

@@ -110,9 +110,9 @@ class Calibration:
     source: str
 
 
-CALIBRATION = Calibration(displacement=23.003458960169194, extrapolation=223.0525698733008,
-                          temperature=0.3786001870738295, beyond=-0.319165409454041,
-                          within_half_width=0.05999631597067409, beyond_half_width=0.2957084944897575,
+CALIBRATION = Calibration(displacement=28.58730037469384, extrapolation=186.25388393194206,
+                          temperature=0.2982423850419959, beyond=-0.2974604904096083,
+                          within_half_width=0.2893313583630531, beyond_half_width=0.5144753053986046,
                           source="benchmarks/recorded_calibration_fit.json")
 
 

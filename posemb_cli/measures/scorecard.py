@@ -18,7 +18,13 @@ from dataclasses import dataclass, fields
 import torch
 
 from posemb_cli.core.schemes.base import length_refusal
-from posemb_cli.core.schemes.protocols import AttentionScheme, BiasScheme, FormulaTable, PositionScheme
+from posemb_cli.core.schemes.protocols import (
+    AttentionScheme,
+    BiasScheme,
+    FormulaTable,
+    PositionScheme,
+    RotaryScheme,
+)
 from posemb_cli.core.wording import every_nth
 from posemb_cli.measures.pairs import largest_abs, relative_fit, relative_fit_rows, window_similarity
 from posemb_cli.measures.relative import RelativeDeviation, probe_vectors, relative_deviation
@@ -52,7 +58,9 @@ class PropertyScore:
     judged: str | None = None  # extrapolation: "formula" or "table", what was judged
 
     def to_dict(self) -> dict:
-        found = {"value": self.value, "threshold": self.threshold, "pass": self.passed, "note": self.note}
+        # A property that does not apply gives no verdict: pass null beside applies false.
+        verdict = self.passed if self.applies else None
+        found = {"value": self.value, "threshold": self.threshold, "pass": verdict, "note": self.note}
         if self.judged is not None:
             found["judged"] = self.judged
         return found if self.applies else {**found, "applies": False}
@@ -169,7 +177,26 @@ def _extrapolation(scheme: PositionScheme) -> PropertyScore:
     near, far = (_figure(window_similarity(part)) for part in (inside, beyond))
     note = (f"{how}: beyond ctx mean cos(k=1) {far} vs {near} within; "
             f"largest |x| {float(largest_abs(beyond)['max_abs']):.4g} vs {float(largest_abs(inside)['max_abs']):.4g}")
+    unturned = _unturned_pairs(scheme, ctx)
+    if unturned:
+        pairs = len(scheme.bands() or [])
+        note = (f"{note}; but {len(unturned)} of {pairs} rotary pairs ({_pair_span(unturned)}) never turn a full "
+                f"circle within ctx {ctx} (ctx theta < 2pi): past it they turn through angles no position within ctx "
+                f"gave them (Liu et al.'s dimensions past the critical one); posemb extend MODEL --to {2 * ctx} "
+                "ranks the scalings that keep them within")
+        return _entry(ctx, 2 * ctx, False, note, judged=judged)  # served without a pair turning past: up to ctx
     return _entry(2 * ctx, 2 * ctx, True, note, judged=judged)
+
+
+def _unturned_pairs(scheme: PositionScheme, ctx: int) -> list[int]:
+    """RoPE's pairs that do not complete a turn within ``ctx`` positions: past it they turn further than ever."""
+    if not isinstance(scheme, RotaryScheme):
+        return []
+    return [band.pair for band in scheme.bands() or [] if ctx * band.inv_freq < 2 * math.pi]
+
+
+def _pair_span(pairs: list[int]) -> str:
+    return f"pair {pairs[0]}" if len(pairs) == 1 else f"pairs {pairs[0]} to {pairs[-1]}"
 
 
 def _determinism(measured: SignalPass) -> PropertyScore:

@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import math
 
+from rich.padding import Padding
 from rich.text import Text
 
 from posemb_cli.core.wording import general
 
-__all__ = ["BAR_WIDTH", "bar", "count", "general", "header", "number", "percent", "sampled_positions", "shape"]
+__all__ = ["BAR_WIDTH", "bar", "count", "general", "header", "indented", "number", "percent", "sampled_positions",
+           "shape"]
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 BAR_WIDTH = 20
+
+
+def indented(text: str, style: str = "", *, by: int = 2) -> Padding:
+    """A line indented by ``by`` spaces whose wrapped lines keep the indent (a plain Text wraps to column 0)."""
+    return Padding(Text(text, style=style), (0, 0, 0, by), expand=False)
 
 
 def number(value: float | None, digits: int = 4) -> str:

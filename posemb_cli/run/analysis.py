@@ -72,7 +72,8 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
             token=sum(p.numel() for p in token.parameters()),
             position=sum(p.numel() for p in position.parameters()),
         ),
-        neighbour_similarity=measured.neighbours,
+        # a figure the signal gives no meaning to (ALiBi's: every cosine is 1) is left out, not printed
+        neighbour_similarity=None if "neighbour_similarity" in (figures.left_out or {}) else measured.neighbours,
         table=stats,
         coverage=measured.coverage.to_dict(),
         bands=position.bands(),

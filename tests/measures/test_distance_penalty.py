@@ -74,7 +74,8 @@ def test_inspect_shows_the_penalty_and_leaves_the_cosines_out():
     assert doc["distance_penalty"]["levels"][1]["distance"] == one_percent
     assert set(doc["left_out"]) == {"neighbour_similarity", "heatmap", "boundedness"}
     assert doc["scorecard"]["boundedness"]["applies"] is False
-    assert [row["mean"] for row in doc["neighbour_similarity"]] == pytest.approx([1.0] * 3)  # JSON keeps them
+    assert doc["neighbour_similarity"] is None  # left out, not printed as rows of 1.0
+    assert doc["scorecard"]["boundedness"]["pass"] is None  # no verdict where the property does not apply
     shown = runner.invoke(app, args, env={"COLUMNS": "80", "NO_COLOR": "1", "LINES": "40"}).stdout
     flat = " ".join(shown.split())
     assert "Neighbour similarity and similarity heatmap: left out for alibi" in flat

@@ -17,6 +17,8 @@ def loop_classes(trained, candidate, T, D) -> list[str]:
             out.append("extrapolated")
         elif theta_new < theta * (1 - 1e-9):
             out.append("compressed")
+        elif theta_new > theta * (1 + 1e-9):
+            out.append("sped_up")
         else:
             out.append("unchanged")
     return out
@@ -36,6 +38,11 @@ def test_classes_follow_the_loop_on_random_frequencies(seed):
     D = int(T * rng.uniform(1.01, 8))
     found = classify_pairs(trained, candidate, trained_length=T, distance=D)
     assert found.names() == loop_classes(trained, candidate, T, D)
+    speed = [(w, b / a) for w, a, b in zip(np.full(pairs, 1 / pairs), trained, candidate, strict=True)]
+    faster = [name == "sped_up" for name in loop_classes(trained, candidate, T, D)]
+    shares = weighted_shares(equal_weights(pairs), found)
+    assert shares.sped_up[0] == pytest.approx(sum(w for (w, _), f in zip(speed, faster) if f))
+    assert shares.speed_cost[0] == pytest.approx(sum(w * math.log2(r) for (w, r), f in zip(speed, faster) if f))
     np.testing.assert_array_equal(found.compression, trained / candidate)
     np.testing.assert_array_equal(found.trained_span, T * trained)
     assert sum(found.counts().values()) == pairs

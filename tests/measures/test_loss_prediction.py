@@ -70,3 +70,17 @@ def test_prediction_weighs_within_and_beyond_by_length():
     assert change.within.low == pytest.approx(change.within.value - CALIBRATION.within_half_width)
     assert change.beyond.high == pytest.approx(change.beyond.value + CALIBRATION.beyond_half_width)
     assert change.within.value == pytest.approx(CALIBRATION.displacement * found.displacement)
+
+
+def test_the_shipped_coefficients_are_the_recorded_fit():
+    """The package's coefficients are those the calibration fit recorded over every measured window."""
+    import json
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", CALIBRATION.source)
+    with open(path, encoding="utf-8") as handle:
+        fit = json.load(handle)["all"]
+    assert [CALIBRATION.displacement, CALIBRATION.extrapolation, CALIBRATION.temperature, CALIBRATION.beyond] == \
+        pytest.approx([fit["coefficients"][key] for key in "abce"], rel=1e-12)
+    assert CALIBRATION.within_half_width == pytest.approx(fit["interval"]["within"], rel=1e-12)
+    assert CALIBRATION.beyond_half_width == pytest.approx(fit["interval"]["beyond"], rel=1e-12)

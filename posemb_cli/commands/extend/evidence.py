@@ -8,8 +8,9 @@
 - llama3 scaling was published with continued pre-training (Llama 3.1); LongRoPE's factors are searched for
   the model's own extended length.
 
-``beyond 2x`` marks a scaling that holds without fine-tuning up to about twice the trained length and needs
-it past that; the stretch is the target over the trained length T.
+A scaling the evidence says holds without fine-tuning (ntk, dynamic, yarn) is labelled ``no`` up to about twice
+the trained length and ``yes`` past it, where LongRoPE's Fig. 3 shows all of them degrade without it; the
+stretch is the target over the trained length T.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ __all__ = ["fine_tuning"]
 
 
 def fine_tuning(scaling: str, stretch: float) -> tuple[str, str]:
-    """(``no``, ``beyond 2x`` or ``yes``, the evidence) for ``scaling`` at ``stretch`` = target / trained length."""
+    """(``no`` or ``yes``, the evidence) for ``scaling`` at ``stretch`` = target / trained length."""
     level, evidence = _EVIDENCE[scaling]
     if level == "no" and stretch > 2:
-        return "beyond 2x", evidence + _PAST_TWO
+        return "yes", evidence + _PAST_TWO
     return level, evidence

@@ -45,7 +45,10 @@ def _flags(trained: TrainedSet, spec: SetCandidateSpec, target: int) -> tuple[li
             flags += ["--rope-freq-base", _number(parameters["rope_theta"])]
         return [*flags, "-c", str(target)], "exact"
     if rope_type == "linear":
-        return ["--rope-scaling", "linear", "--rope-scale", _number(parameters["factor"]), "-c", str(target)], "exact"
+        flags = ["--rope-scaling", "linear", "--rope-scale", _number(parameters["factor"])]
+        if parameters["rope_theta"] != trained.rope.base:  # NTK composed with a published linear scaling
+            flags += ["--rope-freq-base", _number(parameters["rope_theta"])]
+        return [*flags, "-c", str(target)], "exact"
     if rope_type == "yarn":
         return _yarn(spec, target)
     if rope_type == "dynamic":

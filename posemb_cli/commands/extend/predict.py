@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from posemb_cli.commands.extend.report import AtRisk, Candidate, ExtendReport, ExtendSet, PairFigure, SetCandidate
 from posemb_cli.core.progress import Progress, or_silent
 from posemb_cli.errors import PosembError
-from posemb_cli.measures.extension_ranking import RULE, SCALINGS, Standing, ranked
+from posemb_cli.measures.extension_ranking import SCALINGS, ranked_by_prediction
 
 if TYPE_CHECKING:
     from posemb_cli.commands.extend.weights import SetWeights
@@ -111,7 +111,8 @@ def _set_candidate(one: TrainedSet, spec: SetCandidateSpec, weights: SetWeights,
         weighted_by="heads" if by_heads else "pairs", extrapolated_share=overall.extrapolated,
         compressed_share=overall.compressed, mean_compression=overall.mean_compression,
         compression_cost=overall.cost, counts=pairs.counts(), layers=layers, heads=rows if by_heads else [],
-        at_risk=_at_risk(rows, top) if by_heads else []), shares
+        at_risk=_at_risk(rows, top) if by_heads else [], sped_up_share=overall.sped_up,
+        speed_up_cost=overall.speed_cost), shares
 
 
 def _weights(reading: ModelReading, tensors, model: str, trained: list[TrainedSet], progress: Progress):
@@ -140,6 +141,7 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
     """
     from posemb_cli.commands.extend.evidence import fine_tuning
     from posemb_cli.commands.extend.llama_cpp import llama_cpp_flags
+    from posemb_cli.commands.extend.loss_change import RULE, predicted_change
     from posemb_cli.commands.extend.weights import concatenated, summary
     from posemb_cli.run.models.scaling_candidates import candidate_spec
     from posemb_cli.run.models.trained_rope import trained_sets
@@ -172,13 +174,14 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
         level, evidence = fine_tuning(scaling, stretch)
         flags, note = llama_cpp_flags(specs[scaling], trained, to)
         first = specs[scaling][0][1]
+        change = predicted_change([(one, spec, weights[one.rope.name]) for one, spec in specs[scaling]], to)
         candidates.append(Candidate(scaling, first.factor, first.factor_rule, parameters, overall.extrapolated,
-                                    overall.compressed, overall.mean_compression, overall.cost, level, evidence,
-                                    flags, note, rank=0))
+                                    overall.compressed, overall.mean_compression, overall.cost + overall.speed_cost,
+                                    level, evidence, flags, note, rank=0, sped_up_share=overall.sped_up,
+                                    speed_up_cost=overall.speed_cost, predicted=change))
         progress.advance()
-    order = [standing.scaling for standing in ranked([Standing(one.scaling, one.extrapolated_share,
-                                                               one.needs_fine_tuning, one.score)
-                                                      for one in candidates])]
+    order = ranked_by_prediction([(one.scaling, one.predicted.window.value) for one in candidates
+                                  if one.predicted is not None])
     candidates = [_ranked(one, order.index(one.scaling) + 1) for one in candidates]
     sets = [_set(one, per_set[one.rope.name]) for one in trained]
     source = {"model": model, "found": named.found, "kind": named.kind, "config": reading.path,
@@ -188,7 +191,7 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
     return ExtendReport(source=source, model=reading.model_dict(), to=to, factor=factor, scalings=chosen,
                         left_out=left_out, weighted_by="heads" if tensors is not None else "pairs",
                         weighted_note=weighted_note, sets=sets, candidates=candidates, rule=RULE,
-                        recommendation=_recommendation(candidates, trained))
+                        recommendation=_recommendation(candidates, trained, gguf=named.kind == "gguf"))
 
 
 def _ranked(one: Candidate, rank: int) -> Candidate:
@@ -208,8 +211,39 @@ def _set(one: TrainedSet, candidates: list[SetCandidate]) -> ExtendSet:
                      critical_pair=one.critical_pair, candidates=candidates)
 
 
-def _recommendation(candidates: list[Candidate], trained: list[TrainedSet]) -> dict:
-    best = min(candidates, key=lambda one: one.rank)
+def _why(best: Candidate, count: int) -> str:
+    change = best.predicted
+    if change is None:
+        return f"ranked first of {count}"
+    return (f"ranked first of {count}: the lowest predicted change of the mean loss over the window, "
+            f"{change.window.value:+.3f} nats ({change.within.value:+.3f} within T, {change.beyond.value:+.3f} "
+            f"beyond it; against the unscaled model within T); extrapolated share {best.extrapolated_share:.4g}")
+
+
+def _runnable(candidates: list[Candidate], gguf: bool) -> tuple[Candidate, str | None]:
+    """The candidate to recommend, and why it is not the first where it is not.
+
+    A GGUF file runs in llama.cpp: where the first candidate has no llama.cpp flags, the first one that has them
+    is recommended instead, if the prediction cannot tell them apart (its predicted change over the window lies
+    within the first's interval).
+    """
+    ranked = sorted(candidates, key=lambda one: one.rank)
+    first = ranked[0]
+    if not gguf or first.llama_cpp is not None or first.predicted is None:
+        return first, None
+    for one in ranked[1:]:
+        if one.llama_cpp is not None and one.predicted is not None and \
+                one.predicted.window.value <= first.predicted.window.high:
+            gap = one.predicted.window.value - first.predicted.window.value
+            return one, (f"{first.scaling} ranks first by {gap:.3f} nats, within the prediction's interval "
+                         f"(±{(first.predicted.window.high - first.predicted.window.low) / 2:.3f}); llama.cpp, which "
+                         f"runs this GGUF file, has no flags for it, so the first candidate it runs exactly is "
+                         "recommended")
+    return first, None
+
+
+def _recommendation(candidates: list[Candidate], trained: list[TrainedSet], *, gguf: bool = False) -> dict:
+    best, instead = _runnable(candidates, gguf)
     context = trained[0].context
     return {"scaling": best.scaling, "factor": best.factor, "rope_parameters": best.rope_parameters,
             "max_position_embeddings": context,
@@ -217,5 +251,4 @@ def _recommendation(candidates: list[Candidate], trained: list[TrainedSet]) -> d
                                             "LongRoPE measure length against it",
             "llama_cpp": best.llama_cpp, "llama_cpp_note": best.llama_cpp_note,
             "needs_fine_tuning": best.needs_fine_tuning, "evidence": best.evidence,
-            "why": f"ranked first of {len(candidates)}: extrapolated share {best.extrapolated_share:.4g}, "
-                   f"fine-tuning {best.needs_fine_tuning}, score {best.score:.4g}"}
+            "why": _why(best, len(candidates)) if instead is None else instead}

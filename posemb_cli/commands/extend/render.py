@@ -14,7 +14,7 @@ from posemb_cli.commands.extend.report import ExtendReport, ExtendSet
 from posemb_cli.commands.extend.strips import PairStrips
 from posemb_cli.core.wording import layer_ranges
 from posemb_cli.render.fit import Fitted, figure_table
-from posemb_cli.render.format import count, general, number
+from posemb_cli.render.format import count, general, indented, number
 
 __all__ = ["render_extend"]
 
@@ -34,15 +34,15 @@ def _header(report: ExtendReport) -> Group:
 def _set(one: ExtendSet, *, pictures: bool) -> Group:
     head = Text(f"RoPE set {one.name} (layers {layer_ranges(one.layers)}): base {general(one.base)}, "
                 f"{count(one.rotary_pairs)} pairs", style="bold")
-    lines: list = [head, Text(f"  trained length T {count(one.trained_length)}: {one.trained_from}")]
+    lines: list = [head, indented(f"trained length T {count(one.trained_length)}: {one.trained_from}")]
     if not one.needs_extension:
-        return Group(*lines, Text(f"  {one.why}", style="green"))
+        return Group(*lines, indented(f"{one.why}", style="green"))
     if one.reference_length != one.trained_length:
-        lines.append(Text(f"  candidates specified against R {count(one.reference_length)} "
+        lines.append(indented(f"candidates specified against R {count(one.reference_length)} "
                           f"({one.reference_from}), as transformers takes them"))
     critical = (f"critical pair {one.critical_pair} (T θ < 2π from it on)" if one.critical_pair < one.rotary_pairs
                 else "every pair turned a full circle in training")
-    lines.append(Text(f"  {one.why}; {critical}"))
+    lines.append(indented(f"{one.why}; {critical}"))
     if pictures:
         lines.append(PairStrips(one))
     return Group(*lines)
@@ -52,18 +52,27 @@ def _share(value: float) -> str:
     return number(value, 3)
 
 
+def _change(part) -> str:
+    """A predicted change and its interval, e.g. ``+0.04 ±0.06``."""
+    return f"{part.value:+.2f} ±{(part.high - part.low) / 2:.2f}"
+
+
 def _ranking(report: ExtendReport):
-    table = figure_table("Candidates, best first", "scaling", ("#", "factor", "extrap.", "compr.", "×mean", "attn",
-                                                               "fine-tune", "score"))
+    table = figure_table("Candidates, best first: the predicted change of the mean loss (nats)", "scaling",
+                         ("#", "factor", "window", "within T", "beyond T", "extrap.", "compr.", "×mean", "attn",
+                          "fine-tune"))
     attention = {one.scaling: [c.attention_factor for s in report.sets for c in s.candidates
                                if c.scaling == one.scaling] for one in report.candidates}
     for one in report.ranking:
         factors = attention[one.scaling]
         shown = general(factors[0]) if factors and all(math.isclose(f, factors[0]) for f in factors) else "per set"
-        table.add_row(one.scaling, str(one.rank), "-" if one.factor is None else general(one.factor),
+        change = one.predicted
+        predicted = ["-", "-", "-"] if change is None else [
+            _change(part) for part in (change.window, change.within, change.beyond)]
+        table.add_row(one.scaling, str(one.rank), "-" if one.factor is None else general(one.factor), *predicted,
                       _share(one.extrapolated_share), _share(one.compressed_share),
                       "-" if not math.isfinite(one.mean_compression) else general(one.mean_compression), shown,
-                      one.needs_fine_tuning, number(one.score, 3))
+                      one.needs_fine_tuning)
     return table
 
 
@@ -101,14 +110,14 @@ def _recommendation(report: ExtendReport) -> Group:
     best = report.recommendation
     factor = "" if best["factor"] is None else f", factor {general(best['factor'])}"
     lines: list = [Text(f"Recommended: {best['scaling']}{factor}", style="bold green"),
-                   Text(f"  {best['why']}; fine-tuning: {best['evidence']}", style="dim"),
+                   indented(f"{best['why']}; fine-tuning: {best['evidence']}", style="dim"),
                    Text(f"transformers 5 (config.json; max_position_embeddings stays "
                         f"{count(best['max_position_embeddings'])}):")]
     lines.append(Text(_block(best["rope_parameters"])))
     flags = best["llama_cpp"]
     lines.append(Text("llama.cpp: " + (" ".join(flags) if flags else best["llama_cpp_note"])))
     if flags and best["llama_cpp_note"] != "exact":
-        lines.append(Text(f"  {best['llama_cpp_note']}", style="dim"))
+        lines.append(indented(f"{best['llama_cpp_note']}", style="dim"))
     return Group(*lines)
 
 

@@ -16,6 +16,7 @@ from posemb_cli.run.documents import Shown
 from posemb_cli.sources.model.reading import Attends
 
 if TYPE_CHECKING:
+    from posemb_cli.measures.loss_prediction import LossChange
     from posemb_cli.runtime import MeasuredRun
 
 EXTEND_SCHEMA = "posemb.extend/1"
@@ -96,6 +97,8 @@ class SetCandidate:
     layers: list[HeadShares] = field(default_factory=list)
     heads: list[HeadShares] = field(default_factory=list)
     at_risk: list[AtRisk] = field(default_factory=list)
+    sped_up_share: float = 0.0
+    speed_up_cost: float = 0.0
 
     def to_dict(self) -> dict:
         return {"scaling": self.scaling, "factor": self.factor, "attention_factor": self.attention_factor,
@@ -103,7 +106,8 @@ class SetCandidate:
                 "pairs": [pair.to_dict() for pair in self.pairs], "counts": self.counts,
                 "weighted_by": self.weighted_by, "extrapolated_share": self.extrapolated_share,
                 "compressed_share": self.compressed_share, "mean_compression": self.mean_compression,
-                "compression_cost": self.compression_cost, "layers": [one.to_dict() for one in self.layers],
+                "compression_cost": self.compression_cost, "sped_up_share": self.sped_up_share,
+                "speed_up_cost": self.speed_up_cost, "layers": [one.to_dict() for one in self.layers],
                 "heads": [one.to_dict() for one in self.heads], "at_risk": [one.to_dict() for one in self.at_risk]}
 
 
@@ -153,17 +157,23 @@ class Candidate:
     llama_cpp: list[str] | None
     llama_cpp_note: str
     rank: int
+    sped_up_share: float = 0.0
+    speed_up_cost: float = 0.0
+    predicted: LossChange | None = None
 
     def to_dict(self) -> dict:
         return {"scaling": self.scaling, "factor": self.factor, "factor_rule": self.factor_rule,
                 "rope_parameters": self.rope_parameters, "extrapolated_share": self.extrapolated_share,
                 "compressed_share": self.compressed_share, "mean_compression": self.mean_compression,
+                "sped_up_share": self.sped_up_share, "speed_up_cost": self.speed_up_cost,
+                "predicted": None if self.predicted is None else {"loss_change": self.predicted.to_dict()},
                 "score": self.score, "needs_fine_tuning": self.needs_fine_tuning, "evidence": self.evidence,
                 "llama_cpp": self.llama_cpp, "llama_cpp_note": self.llama_cpp_note, "rank": self.rank}
 
     def ranking_entry(self) -> dict:
         return {"rank": self.rank, "scaling": self.scaling, "factor": self.factor, "score": self.score,
-                "extrapolated_share": self.extrapolated_share, "needs_fine_tuning": self.needs_fine_tuning}
+                "extrapolated_share": self.extrapolated_share, "needs_fine_tuning": self.needs_fine_tuning,
+                "predicted_window_change": None if self.predicted is None else self.predicted.window.value}
 
 
 @dataclass(frozen=True)

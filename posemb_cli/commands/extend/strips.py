@@ -1,9 +1,9 @@
 """One RoPE set's pairs as strips, one row per candidate, each cell coloured by the pair's class: YaRN leaving the
 high frequencies alone where linear squeezes them shows at a glance. Computes nothing new.
 
-Glyphs (and colours): ``·`` unchanged, ``▒`` compressed, ``█`` extrapolated. Where the width holds fewer cells
-than pairs, a cell stands for consecutive pairs and shows the worst class among them (extrapolated, then
-compressed).
+Glyphs (and colours): ``·`` unchanged, ``▒`` compressed, ``+`` sped up (turning faster than trained), ``█``
+extrapolated. Where the width holds fewer cells than pairs, a cell stands for consecutive pairs and shows the worst
+class among them (extrapolated, then sped up, then compressed).
 """
 
 from __future__ import annotations
@@ -15,17 +15,20 @@ from rich.text import Text
 
 from posemb_cli.commands.extend.report import ExtendSet
 
-GLYPHS = {"unchanged": "·", "compressed": "▒", "extrapolated": "█"}
-STYLES = {"unchanged": "green", "compressed": "yellow", "extrapolated": "bold red"}
-_WORST = ("unchanged", "compressed", "extrapolated")
+GLYPHS = {"unchanged": "·", "compressed": "▒", "sped_up": "+", "extrapolated": "█"}
+STYLES = {"unchanged": "green", "compressed": "yellow", "sped_up": "magenta", "extrapolated": "bold red"}
+_WORST = ("unchanged", "compressed", "sped_up", "extrapolated")
 _LABEL = 11  # "  longrope " and the like: two spaces, the name in 8, a space
 
 __all__ = ["GLYPHS", "PairStrips", "legend"]
 
 
-def legend() -> Text:
+def legend(shown: set[str] | None = None) -> Text:
+    """The glyphs of the classes ``shown`` (default: every class but sped up, which few candidates have)."""
     text = Text("  ")
     for name in _WORST:
+        if (name not in shown) if shown is not None else name == "sped_up":
+            continue
         text.append(GLYPHS[name], style=STYLES[name])
         text.append(f" {name}  ", style="dim")
     return text
@@ -34,7 +37,8 @@ def legend() -> Text:
 def _note(counts: dict[str, int], mean: float) -> str:
     extrapolated, compressed = counts["extrapolated"], counts["compressed"]
     note = f"{extrapolated} extrap., {compressed} compr."
-    return note + (f" ×{mean:.3g}" if compressed and math.isfinite(mean) else "")
+    note += f" ×{mean:.3g}" if compressed and math.isfinite(mean) else ""
+    return note + (f", {counts['sped_up']} faster" if counts.get("sped_up") else "")
 
 
 class PairStrips:
@@ -69,4 +73,5 @@ class PairStrips:
             else:
                 yield line
                 yield Text(f"  {'':<{_LABEL - 3}} {note}", style="dim")
-        yield legend()
+        faster = any(found.counts.get("sped_up") for found in self.one.candidates)
+        yield legend({"unchanged", "compressed", "extrapolated", *(("sped_up",) if faster else ())})

@@ -10,7 +10,7 @@ its mean compression is weighted by each head's compressed share.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -62,22 +62,24 @@ def _weighted_compression(shares: Shares) -> float:
 
 @dataclass(frozen=True)
 class Gathered:
-    """A group's figures: mean extrapolated and compressed shares, mean compression and compression cost."""
+    """A group's figures: mean extrapolated and compressed shares, mean compression and compression cost, the mean
+    sped-up share and speed-up cost."""
 
     extrapolated: float
     compressed: float
     mean_compression: float
     cost: float
+    sped_up: float = 0.0
+    speed_cost: float = 0.0
 
 
 def summary(shares: Shares) -> Gathered:
     return Gathered(_mean(shares.extrapolated), _mean(shares.compressed), _weighted_compression(shares),
-                    _mean(shares.cost))
+                    _mean(shares.cost), _mean(shares.sped_up), _mean(shares.speed_cost))
 
 
 def concatenated(parts: list[Shares]) -> Shares:
-    return Shares(*(np.concatenate([getattr(part, name) for part in parts])
-                    for name in ("extrapolated", "compressed", "mean_compression", "cost")))
+    return Shares(*(np.concatenate([getattr(part, one.name) for part in parts]) for one in fields(Shares)))
 
 
 def gather(weights: SetWeights, pairs: PairClasses) -> tuple[Shares, list[HeadShares], list[HeadShares]]:
@@ -90,7 +92,6 @@ def gather(weights: SetWeights, pairs: PairClasses) -> tuple[Shares, list[HeadSh
     layers: list[HeadShares] = []
     for layer in dict.fromkeys(layer for layer, _, _ in weights.rows):
         picked = np.asarray([i for i, (at, _, _) in enumerate(weights.rows) if at == layer])
-        one = summary(Shares(*(getattr(shares, name)[picked]
-                               for name in ("extrapolated", "compressed", "mean_compression", "cost"))))
+        one = summary(Shares(*(getattr(shares, field.name)[picked] for field in fields(Shares))))
         layers.append(HeadShares(layer, None, one.extrapolated, one.compressed, one.mean_compression, one.cost))
     return shares, rows, layers

@@ -3,13 +3,13 @@
 Each scaling is ``posemb extend``'s candidate (``run.models.scaling_candidates``), so a scaling means the same
 transformers 5 ``rope_parameters`` here and there, with the factor as given. It is relative to the length R its
 candidate is specified against (``run.models.trained_rope``: the length the model's unscaled frequencies were
-trained at, e.g. ``max_position_embeddings`` of an unscaled model; for dynamic, transformers' ``max_position_embeddings`` C, which
-its dynamic NTK measures length against), and it runs to L = factor x R. The scaled model is the model with
-``max_position_embeddings`` L (C for dynamic) and each RoPE set's block replaced: the candidate's, except a set
-whose layers attend within a window no longer than its trained length (a sliding set), which keeps its own. Each
-block is read back by the reader a config.json's block goes through (``sources.hf_config.rope_parameters``), so
-the model is analysed as ``posemb inspect`` analyses a config.json holding those blocks.
-"""
+trained at, e.g. ``max_position_embeddings`` of an unscaled model; for dynamic, transformers'
+``max_position_embeddings`` C, which its dynamic NTK measures length against), and it runs to L = factor x R. The
+scaled model is the model with ``max_position_embeddings`` L (C for dynamic) and each RoPE set's block replaced: the
+candidate's, except a set whose layers attend within a window no longer than its trained length (a sliding set),
+which keeps its own. Each block is read back by the reader a config.json's block goes through
+(``sources.hf_config.rope_parameters``), so the model is analysed as ``posemb inspect`` analyses a config.json
+holding those blocks."""
 
 from __future__ import annotations
 

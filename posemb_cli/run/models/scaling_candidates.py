@@ -104,6 +104,8 @@ def candidate_spec(scaling: str, trained: TrainedSet, target: int, given: float 
     if scaling == "linear":
         kind = RopeScaling(kind="linear", factor=factor)
         parameters = {"rope_type": "linear", "factor": factor, **base}
+    elif scaling == "ntk" and one.scaling.kind == "linear":
+        return _ntk_over_linear(trained, factor, rule, base, target)
     elif scaling == "ntk":
         dim = one.rotary_dim
         theta = one.base * factor ** (dim / (dim - 2))
@@ -130,6 +132,25 @@ def candidate_spec(scaling: str, trained: TrainedSet, target: int, given: float 
                       **base}
     inv_freq, attention = _frequencies(trained, kind, target)
     return SetCandidateSpec(scaling, factor, rule, parameters, inv_freq, attention)
+
+
+def _ntk_over_linear(trained: TrainedSet, factor: float, rule: str, base: dict, target: int) -> SetCandidateSpec:
+    """NTK-aware composed with a published linear scaling, as transformers can express it: the linear block kept,
+    its rope_theta raised by the stretch past the trained length, s T / R ... so no pair turns faster than trained.
+
+    The stretch past T is ``factor`` R / T (``factor`` is, as for every candidate, relative to R = T / k).
+    """
+    one = trained.rope
+    published = float(one.scaling.factor)
+    dim = one.rotary_dim
+    stretch = max(1.0, factor * trained.reference_length / trained.trained_length)
+    theta = one.base * stretch ** (dim / (dim - 2))
+    kind = RopeScaling(kind="linear", factor=published)
+    inv_freq, attention = _frequencies(trained, kind, target, base=theta)
+    parameters = {"rope_type": "linear", "factor": published, **base, "rope_theta": theta}
+    return SetCandidateSpec("ntk", factor, rule + f"; composed with the published linear x{published:g}: rope_theta "
+                            f"b (s R / T)^(d / (d - 2)), d = {dim}, the linear factor kept", parameters, inv_freq,
+                            attention)
 
 
 def _longrope_attention(factor: float, original: int) -> float:
