@@ -16,7 +16,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from posemb_cli.run.command_flags import Flags
-from posemb_cli.run.options import Option
+from posemb_cli.run.options.option import Option
 
 __all__ = ["built_from", "command_flags", "parameter", "plain", "typed"]
 

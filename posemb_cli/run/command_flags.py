@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from posemb_cli.errors import PosembError
+
+if TYPE_CHECKING:
+    from posemb_cli.core.settings import EmbeddingConfig
 
 _ROPE = ("rope",)
 # The flags only some schemes read; a flag the user gives that no chosen scheme reads is refused.
@@ -26,7 +29,7 @@ READ_BY: dict[str, tuple[str, ...]] = {
 # Why a scheme does not read a flag, where the generic advice would mislead.
 _WHY_NOT = {"full": "stored tables (learned, a checkpoint's) are measured at every position already"}
 
-__all__ = ["READ_BY", "Flags", "refuse_unread", "refuse_scaling_without_factor"]
+__all__ = ["READ_BY", "Flags", "config_from_flags", "refuse_unread", "refuse_scaling_without_factor"]
 
 
 @dataclass(frozen=True)
@@ -77,3 +80,22 @@ def refuse_scaling_without_factor(flags: Flags) -> None:
     if flags.given("rope_scaling") and kind != "none" and not flags.given("rope_factor"):
         raise PosembError(f"--rope-scaling {kind} needs --rope-factor (the context extension factor, 1 or more, "
                           f"e.g. --rope-factor 4)")
+
+
+_LESSON_FIELDS = ("dim", "ctx", "vocab", "batch", "seq_len", "seed", "device", "dtype", "base", "init_std",
+                  "max_offset", "ids", "full")
+_POSITION_FIELDS = ("head_dim", "rope_layout", "rope_scaling", "rope_factor", "original_ctx", "beta_fast",
+                    "beta_slow", "low_freq_factor", "high_freq_factor", "attention_factor", "heads")
+
+def config_from_flags(flags: Mapping[str, Any], *, schemes: tuple[str, ...]) -> EmbeddingConfig:
+    """Check every setting the flags give (absent ones take their defaults) and fill in the effective values.
+
+    Raises:
+        PosembError: naming the flag, for the first value that is not allowed.
+    """
+    from posemb_cli.run.config import make_config
+    from posemb_cli.run.position_config import with_position_settings
+
+    config = make_config(**{name: flags[name] for name in _LESSON_FIELDS if name in flags})
+    position = {name: flags[name] for name in _POSITION_FIELDS if name in flags}
+    return with_position_settings(config, schemes=schemes, **position)

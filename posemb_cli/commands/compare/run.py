@@ -26,8 +26,8 @@ def _compare(flags: Flags, *, progress: Progress | None = None, observe: Callabl
     """Run ``compare``; ``observe`` and ``note`` as in ``inspect_command``."""
     from posemb_cli.core.schemes import scheme_names
     from posemb_cli.run.analysis import compare
+    from posemb_cli.run.command_flags import config_from_flags
     from posemb_cli.run.config import parse_scheme_list
-    from posemb_cli.run.flags import config_from_flags
 
     values = dict(flags.values)
     models = list(values.get("models") or ())

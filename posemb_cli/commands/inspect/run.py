@@ -33,7 +33,7 @@ def _inspect(flags: Flags, *, progress: Progress | None = None, observe: Callabl
         note: hears what the run says about a real model before it runs (the CLI prints it on stderr).
     """
     from posemb_cli.run.analysis import inspect
-    from posemb_cli.run.flags import config_from_flags
+    from posemb_cli.run.command_flags import config_from_flags
 
     flags, named = model_flags(flags)
     with speaking_of(named):
@@ -59,7 +59,7 @@ def _inspect(flags: Flags, *, progress: Progress | None = None, observe: Callabl
 def inspect_real(real: RealModel, flags: Flags, *, progress: Progress | None = None, observe: Callable | None = None,
                  note: Callable[[str], None] | None = None) -> engine.InspectReport:
     """``inspect`` of a real model already read: its shape settled into the flags, every diagnostic run on it."""
-    from posemb_cli.run.flags import config_from_flags
+    from posemb_cli.run.command_flags import config_from_flags
     from posemb_cli.run.models.real_models import inspect_real_model
     from posemb_cli.run.models.real_settings import refuse_model_settings, settle_real_model
 

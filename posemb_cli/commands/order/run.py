@@ -12,8 +12,8 @@ __all__ = ["order_command"]
 def order_command(flags: Flags, *, progress: Progress | None = None) -> OrderReport:
     from posemb_cli.commands.order.measure import run_order
     from posemb_cli.core.schemes import scheme_names
+    from posemb_cli.run.command_flags import config_from_flags
     from posemb_cli.run.config import parse_scheme_list
-    from posemb_cli.run.flags import config_from_flags
 
     names = parse_scheme_list("--schemes", flags["schemes"], scheme_names())
     config = config_from_flags(flags.values, schemes=names)

@@ -38,8 +38,8 @@ def padding_command(flags: Flags, *, progress: Progress | None = None) -> Paddin
 def _padding(flags: Flags, progress: Progress | None) -> PaddingReport:
     from posemb_cli.commands.padding.measure import run_padding
     from posemb_cli.core.schemes import scheme_names
+    from posemb_cli.run.command_flags import config_from_flags
     from posemb_cli.run.config import parse_scheme_list, require_positive_int
-    from posemb_cli.run.flags import config_from_flags
 
     values, pad = dict(flags.values), flags["pad"]
     names = parse_scheme_list("--schemes", values["schemes"], scheme_names())
