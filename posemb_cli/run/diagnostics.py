@@ -107,7 +107,7 @@ def figure_methods(position: PositionScheme, measured: SignalPass, figures: Sign
         "scorecard.uniqueness": over,
         "scorecard.boundedness": over,
         "scorecard.relative": SAMPLED,  # the first rows of the table, or the grid of anchors
-        "scorecard.extrapolation": SAMPLED if card.extrapolation.passed else CLOSED_FORM,  # rows each side of L
+        "scorecard.extrapolation": SAMPLED if card.extrapolation.judged == "formula" else CLOSED_FORM,  # rows each side
         "scorecard.determinism": (EVERY_POSITION if measured.drawn or measured.compared == measured.blocks
                                   and not measured.coverage.sampled else SAMPLED),
     }

@@ -5,7 +5,6 @@ the heads most at risk, and the recommended block; computes nothing new."""
 from __future__ import annotations
 
 import json
-import math
 
 from rich.console import Group
 from rich.text import Text
@@ -52,27 +51,32 @@ def _share(value: float) -> str:
     return number(value, 3)
 
 
-def _change(part) -> str:
-    """A predicted change and its interval, e.g. ``+0.04 ±0.06``."""
-    return f"{part.value:+.2f} ±{(part.high - part.low) / 2:.2f}"
+def _half(part) -> float:
+    return (part.high - part.low) / 2
+
+
+def _caption(report: ExtendReport) -> str | None:
+    """The intervals, the same for every candidate at this L: said once, under the table."""
+    change = next((one.predicted for one in report.candidates if one.predicted is not None), None)
+    if change is None:
+        return None
+    return (f"predicted change of the mean loss, nats against the unscaled model within T; intervals "
+            f"±{_half(change.window):.2f} window, ±{_half(change.within):.2f} within T, ±{_half(change.beyond):.2f} "
+            "beyond; fitted on one model family (SmolLM2) up to 3x its trained length")
 
 
 def _ranking(report: ExtendReport):
-    table = figure_table("Candidates, best first: the predicted change of the mean loss (nats)", "scaling",
-                         ("#", "factor", "window", "within T", "beyond T", "extrap.", "compr.", "×mean", "attn",
-                          "fine-tune"))
-    attention = {one.scaling: [c.attention_factor for s in report.sets for c in s.candidates
-                               if c.scaling == one.scaling] for one in report.candidates}
+    """The candidates best first: the predicted changes (window, within, beyond T), the extrapolated share and the
+    fine-tuning label (the compressed pairs show in the strips above, the attention factors in the JSON)."""
+    table = figure_table("Candidates, best first", "scaling",
+                         ("#", "factor", "window", "within", "beyond", "extrap.", "fine-tune"),
+                         caption=_caption(report))
     for one in report.ranking:
-        factors = attention[one.scaling]
-        shown = general(factors[0]) if factors and all(math.isclose(f, factors[0]) for f in factors) else "per set"
         change = one.predicted
         predicted = ["-", "-", "-"] if change is None else [
-            _change(part) for part in (change.window, change.within, change.beyond)]
+            f"{part.value:+.2f}" for part in (change.window, change.within, change.beyond)]
         table.add_row(one.scaling, str(one.rank), "-" if one.factor is None else general(one.factor), *predicted,
-                      _share(one.extrapolated_share), _share(one.compressed_share),
-                      "-" if not math.isfinite(one.mean_compression) else general(one.mean_compression), shown,
-                      one.needs_fine_tuning)
+                      _share(one.extrapolated_share), one.needs_fine_tuning)
     return table
 
 
