@@ -113,6 +113,7 @@ class ExtendFlags(TypedDict, total=False):
     text: str | list[str] | None
     ids: str | None
     save_ids: str | None
+    write_config: str | None
     device: str
     dtype: str
     top: int

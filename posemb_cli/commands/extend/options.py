@@ -22,6 +22,11 @@ OPTIONS = (
     Option("factor", ("--factor",), float | None, None, show_default=False, panel=groups.REAL_PANEL,
            help="The factor every candidate takes; default: the one that reaches L (dynamic: the one whose stretch "
                 "at L does)."),
+    Option("write_config", ("--write-config",), str | None, None, metavar="PATH", show_default=False,
+           panel=groups.REAL_PANEL,
+           help="Write a copy of the model's config.json with the recommended candidate applied (or the one "
+                "--scalings names) as transformers reads it: what would override it removed, the lengths set so "
+                "that its validation is silent, no other key changed."),
     Option("text", ("--text",), list[str] | None, None, metavar="FILE", show_default=False, panel=MEASURE_PANEL,
            help="Measure each candidate on the model: the loss at every position of the first L tokens of this UTF-8 "
                 "text under the model's own tokenizer. Repeat --text for more documents, joined by its end-of-sequence "

@@ -139,6 +139,7 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
             every candidate takes (default: the one that reaches L). top: heads listed as most at risk.
         named: ``model`` already resolved (``sources.naming.model_file``); None: resolved here.
     """
+    from posemb_cli.commands.extend.engines import for_reading
     from posemb_cli.commands.extend.evidence import fine_tuning
     from posemb_cli.commands.extend.llama_cpp import llama_cpp_flags
     from posemb_cli.commands.extend.loss_change import RULE, predicted_change
@@ -191,7 +192,8 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
     return ExtendReport(source=source, model=reading.model_dict(), to=to, factor=factor, scalings=chosen,
                         left_out=left_out, weighted_by="heads" if tensors is not None else "pairs",
                         weighted_note=weighted_note, sets=sets, candidates=candidates, rule=RULE,
-                        recommendation=_recommendation(candidates, trained, gguf=named.kind == "gguf"))
+                        recommendation=_recommendation(candidates, trained, gguf=named.kind == "gguf",
+                                                       engines=for_reading(specs, to, reading)))
 
 
 def _ranked(one: Candidate, rank: int) -> Candidate:
@@ -242,13 +244,20 @@ def _runnable(candidates: list[Candidate], gguf: bool) -> tuple[Candidate, str |
     return first, None
 
 
-def _recommendation(candidates: list[Candidate], trained: list[TrainedSet], *, gguf: bool = False) -> dict:
+def _recommendation(candidates: list[Candidate], trained: list[TrainedSet], *, gguf: bool = False,
+                    engines=None) -> dict:
     best, instead = _runnable(candidates, gguf)
     context = trained[0].context
+    extra = {} if engines is None else {"engines": engines(best)}  # per engine: exact, or what differs
+    edit = extra.get("engines", {}).get("transformers", {}).get("ops") or []
+    length = next((op["value"] for op in edit if op["op"] == "set" and op["key"].endswith("max_position_embeddings")
+                   and op["key"].count(".") <= 1), None)
+    note = (f"kept at the file's {context:,}: transformers' dynamic NTK and LongRoPE measure length against it"
+            if length is None else f"set from the file's {context:,} to {length:,} by the config edit "
+                                   "(engines.transformers): transformers' validation checks the factor against it")
     return {"scaling": best.scaling, "factor": best.factor, "rope_parameters": best.rope_parameters,
-            "max_position_embeddings": context,
-            "max_position_embeddings_note": f"kept at the file's {context:,}: transformers' dynamic NTK and "
-                                            "LongRoPE measure length against it",
+            "max_position_embeddings": context if length is None else length,
+            "max_position_embeddings_note": note,
             "llama_cpp": best.llama_cpp, "llama_cpp_note": best.llama_cpp_note,
             "needs_fine_tuning": best.needs_fine_tuning, "evidence": best.evidence,
-            "why": _why(best, len(candidates)) if instead is None else instead}
+            "why": _why(best, len(candidates)) if instead is None else instead, **extra}

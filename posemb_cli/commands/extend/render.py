@@ -110,18 +110,32 @@ def _block(parameters: dict) -> str:
     return '  "rope_parameters": {\n' + inner + "\n  }"
 
 
+# The engines shown for each kind of input: a GGUF file runs in llama.cpp and Ollama, a config in the others.
+_ENGINES = {True: ("llama_cpp", "ollama"), False: ("transformers", "vllm", "sglang")}
+
+
 def _recommendation(report: ExtendReport) -> Group:
     best = report.recommendation
     factor = "" if best["factor"] is None else f", factor {general(best['factor'])}"
     lines: list = [Text(f"Recommended: {best['scaling']}{factor}", style="bold green"),
-                   indented(f"{best['why']}; fine-tuning: {best['evidence']}", style="dim"),
-                   Text(f"transformers 5 (config.json; max_position_embeddings stays "
-                        f"{count(best['max_position_embeddings'])}):")]
-    lines.append(Text(_block(best["rope_parameters"])))
-    flags = best["llama_cpp"]
-    lines.append(Text("llama.cpp: " + (" ".join(flags) if flags else best["llama_cpp_note"])))
-    if flags and best["llama_cpp_note"] != "exact":
-        lines.append(indented(f"{best['llama_cpp_note']}", style="dim"))
+                   indented(f"{best['why']}; fine-tuning: {best['evidence']}", style="dim")]
+    engines = best.get("engines")
+    if engines is None:  # the block as transformers 5 takes it, and llama.cpp's flags
+        lines += [Text("transformers 5 rope_parameters:"), Text(_block(best["rope_parameters"]))]
+        flags = best["llama_cpp"]
+        lines.append(Text("llama.cpp: " + (" ".join(flags) if flags else best["llama_cpp_note"])))
+        return Group(*lines)
+    from posemb_cli.commands.extend.engines import describe
+
+    shown = {name: engines[name] for name in _ENGINES[report.source.get("kind") == "gguf"] if name in engines}
+    lines.append(Text("In the engines that run this model (every engine: --json, recommendation.engines):"))
+    for line in describe(shown):
+        lines.append(indented(line.strip(), style="dim" if line.startswith("  ") else "", by=4 if
+                              line.startswith("  ") else 2))
+    written = report.written_config
+    if written is not None:
+        lines.append(Text(f"Wrote {written['path']}: the model's config.json with {written['scaling']} applied "
+                          f"({len(written['ops'])} edits)", style="green"))
     return Group(*lines)
 
 

@@ -199,6 +199,7 @@ class ExtendReport(Shown):
     recommendation: dict
     measurement: MeasuredRun | None = None
     pictures: bool = True
+    written_config: dict | None = None
 
     @property
     def ranking(self) -> list[Candidate]:
@@ -218,6 +219,8 @@ class ExtendReport(Shown):
         if measured is not None:
             out["agreement"] = measured["agreement"]
         out.update(rule=self.rule, recommendation=self.recommendation)
+        if self.written_config is not None:
+            out["written_config"] = self.written_config
         if measured is not None:
             out["measurement"] = {key: value for key, value in measured.items() if key not in ("measured", "agreement")}
         return out

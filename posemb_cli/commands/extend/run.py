@@ -57,7 +57,16 @@ def measure_inputs(flags: Flags) -> tuple[tuple[str, ...], str | None]:
 
 def extend_command(flags: Flags, *, progress: Progress | None = None) -> ExtendReport:
     """Run ``extend``: the prediction, and with --text/--ids the measurement beside it."""
+    path = flags.values.get("write_config")
+    if path is not None:
+        from posemb_cli.commands.extend.write_config import check_target
+
+        check_target(path)
     report = _extend(flags, progress=progress)
+    if path is not None:
+        from posemb_cli.commands.extend.write_config import write_config
+
+        report = dataclasses.replace(report, written_config=write_config(report, path))
     return dataclasses.replace(report, pictures=not flags.values.get("no_plot", False))
 
 

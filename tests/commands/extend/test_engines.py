@@ -1,0 +1,210 @@
+"""`posemb extend`'s engines (``commands.extend.engines``): for every published config and every candidate,
+
+- vLLM's ``hf_overrides`` merged recursively into the config.json (and SGLang's override set key by key) loads in
+  transformers as the candidate (its frequencies and attention factor per RoPE set, as posemb predicts them);
+- llama.cpp's θ′ from the flags, written here again as a NumPy float32 oracle (``ggml_rope_cache_init``,
+  ``rope_yarn``, ``ggml_rope_yarn_corr_dims``), equal the module's and differ from transformers' (its
+  ``ROPE_INIT_FUNCTIONS`` on the edited config) by the figure reported;
+- vLLM's static dynamic NTK is transformers' dynamic NTK at max_position_embeddings x factor;
+- Ollama is exact only where the candidate keeps the published frequencies;
+- ``posemb extend``'s recommendation carries ``engines`` beside its other keys.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from posemb_cli.commands.extend.config_edit import edit_config
+from posemb_cli.commands.extend.engines import describe, engines_for, llama_cpp_theta, merged, vllm_dynamic_inv_freq
+from posemb_cli.run.models.scaling_candidates import candidate_spec
+from posemb_cli.run.models.trained_rope import trained_sets
+from posemb_cli.sources.naming.model_file import model_file, open_model
+
+from tests.commands.extend.loaded_rope import assert_same, frequencies, load, predicted
+from tests.commands.extend.test_config_edit import FILES, PUBLISHED, published, report_of
+
+pytest.importorskip("transformers")
+pytest.importorskip("torch")
+
+
+def _cases(name: str):
+    """(report, reading, [(candidate, specs)]) for a published file, or None where extend refuses it."""
+    report = report_of(name)
+    if isinstance(report, str):
+        return None
+    reading, _ = open_model(model_file(str(PUBLISHED / name), "MODEL"), "MODEL")
+    trained = [one for one in trained_sets(reading, report.to) if one.needs_extension]
+    return report, reading, [(candidate, [(one, candidate_spec(candidate.scaling, one, report.to, None))
+                                          for one in trained]) for candidate in report.candidates]
+
+
+def _oracle(n_dims: int, base: float, freq_scale: float, ext_factor: float, n_ctx_orig: int, beta_fast: float,
+            beta_slow: float, divisors=None) -> tuple[np.ndarray, float]:
+    """llama.cpp's θ′ at position 1 and magnitude, as ggml's CPU kernel computes them, in float32."""
+    f32 = np.float32
+    steps = np.full(n_dims // 2, f32(base) ** (f32(-2.0) / f32(n_dims)), dtype=np.float32)
+    steps[0] = f32(1.0)
+    theta = np.multiply.accumulate(steps, dtype=np.float32)  # theta *= theta_scale, pair after pair
+    if divisors is not None:
+        theta = (theta / np.asarray(divisors, dtype=np.float32)).astype(np.float32)
+    interp = (f32(freq_scale) * theta).astype(np.float32)
+    if not ext_factor:
+        return interp.astype(np.float64), 1.0
+
+    def corr(rotations: float) -> float:
+        return n_dims * math.log(n_ctx_orig / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = max(0.0, math.floor(corr(beta_fast))), min(n_dims - 1.0, math.ceil(corr(beta_slow)))
+    y = (np.arange(n_dims // 2, dtype=np.float32) - f32(low)) / f32(max(0.001, high - low))
+    mix = (1 - np.clip(y, 0, 1)).astype(np.float32) * f32(ext_factor)
+    theta = (interp * (1 - mix) + theta * mix).astype(np.float32)
+    return theta.astype(np.float64), float(f32(1) + f32(0.1) * f32(math.log(1 / freq_scale)))
+
+
+def _vllm_length(config: dict, context: int) -> int:
+    """vLLM's derived maximum length: max_position_embeddings, times the factor for linear and dynamic, the original
+    length times the factor for yarn (llama3 and longrope: max_position_embeddings alone)."""
+    text = config.get("text_config", config)
+    scaling = text.get("rope_scaling") or {}
+    if "full_attention" in scaling:
+        scaling = scaling["full_attention"]
+    kind = scaling.get("rope_type", scaling.get("type"))
+    if kind == "yarn":
+        return int(scaling["original_max_position_embeddings"] * scaling["factor"])
+    return int(context * (scaling["factor"] if kind in ("linear", "dynamic") else 1))
+
+
+def _flags(args: list[str]) -> dict[str, str]:
+    return {args[i]: args[i + 1] for i in range(len(args) - 1) if args[i].startswith("-")}
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_vllm_and_sglang_overrides_load_as_the_candidate(name, tmp_path):
+    found = _cases(name)
+    if found is None:
+        pytest.skip("extend refuses this file")
+    report, reading, cases = found
+    config = published(name)
+    names = [one.name for one in report.sets]
+    for candidate, specs in cases:
+        engines = engines_for(candidate, specs, report.to, config, reading.model_type)
+        what = f"{name} {candidate.scaling}"
+        vllm = engines["vllm"]
+        assert vllm["args"][:2] == ["--max-model-len", str(report.to)] and vllm["args"][2] == "--hf-overrides"
+        loaded, _ = load(merged(config, vllm["hf_overrides"]), tmp_path / f"vllm-{candidate.scaling}")
+        assert_same(frequencies(loaded, names, report.to), predicted(report, candidate.scaling), what + " vllm")
+        if not vllm["env"]:  # vLLM accepts L from the config itself
+            context = loaded.get_text_config().max_position_embeddings
+            assert _vllm_length(merged(config, vllm["hf_overrides"]), context) >= report.to, what
+        sglang = engines["sglang"]
+        assert sglang["args"][:2] == ["--context-length", str(report.to)]
+        if "text_config" not in config:  # PretrainedConfig.update: each top-level key replaced
+            loaded, _ = load({**config, **sglang["json_model_override_args"]}, tmp_path / f"sgl-{candidate.scaling}")
+            assert_same(frequencies(loaded, names, report.to), predicted(report, candidate.scaling), what + " sgl")
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_llama_cpp_theta_against_the_oracle_and_transformers(name, tmp_path):
+    found = _cases(name)
+    if found is None:
+        pytest.skip("extend refuses this file")
+    report, reading, cases = found
+    config = published(name)
+    checked = 0
+    for candidate, specs in cases:
+        entry = engines_for(candidate, specs, report.to, config, reading.model_type)["llama_cpp"]
+        if entry["args"] is None:
+            assert entry["exact"] is False and entry["differs"] == candidate.llama_cpp_note
+            continue
+        given = _flags(entry["args"])
+        loaded, _ = load(edit_config(config, candidate.rope_parameters, report.to).config,
+                         tmp_path / candidate.scaling)
+        hf = frequencies(loaded, [one.name for one in report.sets], report.to)
+        worst = 0.0
+        for one, spec in specs:
+            rope = one.rope
+            kind = given.get("--rope-scaling")
+            scale = float(given.get("--rope-scale", 1.0))
+            base = float(given.get("--rope-freq-base", rope.base))
+            divisors = None
+            if kind is None:  # a GGUF's own rope_freqs.weight / LongRoPE factors, float32
+                unscaled = 1.0 / rope.base ** (np.arange(0, rope.rotary_dim, 2) / rope.rotary_dim)
+                divisors = (unscaled / spec.inv_freq).astype(np.float32)
+            oracle, mscale = _oracle(rope.rotary_dim, base, 1 / scale if kind in ("linear", "yarn") else 1.0,
+                                     1.0 if kind == "yarn" else 0.0, int(given.get("--yarn-orig-ctx", 0)),
+                                     float(given.get("--yarn-beta-fast", 32)), float(given.get("--yarn-beta-slow", 1)),
+                                     divisors)
+            if kind is None:
+                mscale = float(np.float32(spec.attention_factor))  # the GGUF's rope.scaling.attn_factor
+            module = llama_cpp_theta(rope.rotary_dim, base, 1 / scale if kind in ("linear", "yarn") else 1.0,
+                                     ext_factor=1.0 if kind == "yarn" else 0.0,
+                                     n_ctx_orig=int(given.get("--yarn-orig-ctx", 0)),
+                                     beta_fast=float(given.get("--yarn-beta-fast", 32)),
+                                     beta_slow=float(given.get("--yarn-beta-slow", 1)), freq_factors=divisors)
+            np.testing.assert_allclose(module[0], oracle, rtol=1e-6, err_msg=f"{name} {candidate.scaling}")
+            transformers_theta, transformers_attention = hf[one.rope.name]
+            np.testing.assert_allclose(oracle, transformers_theta, rtol=1e-5)
+            np.testing.assert_allclose(mscale, transformers_attention, rtol=1e-5)
+            worst = max(worst, float(np.max(np.abs(oracle - spec.inv_freq) / spec.inv_freq)))
+        assert entry["exact"] is True
+        assert entry["theta_max_relative_difference"] == pytest.approx(worst, rel=0.05, abs=1e-7)
+        checked += 1
+    assert checked or name.startswith(("deepseek", "gpt-oss", "llama-3.1", "gemma-2", "llama-2", "qwen")), name
+
+
+def test_vllm_dynamic_is_transformers_dynamic_at_context_times_factor():
+    transformers = pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    config = transformers.LlamaConfig(hidden_size=256, num_attention_heads=2, head_dim=128,
+                                      max_position_embeddings=8192,
+                                      rope_scaling={"rope_type": "dynamic", "factor": 3.0}, rope_theta=5e5)
+    inv_freq, _ = ROPE_INIT_FUNCTIONS["dynamic"](config, "cpu", seq_len=8192 * 3)
+    np.testing.assert_allclose(vllm_dynamic_inv_freq(5e5, 128, 3.0), inv_freq.double().numpy(), rtol=1e-5)
+
+
+def test_deepseek_rule_and_dynamic_differ_in_vllm():
+    report, reading, cases = _cases("deepseek-v3.json")
+    by = {candidate.scaling: engines_for(candidate, specs, report.to, published("deepseek-v3.json"),
+                                         reading.model_type) for candidate, specs in cases}
+    assert by["yarn"]["vllm"]["exact"] and by["ntk"]["vllm"]["exact"]
+    assert not by["linear"]["vllm"]["exact"] and "DeepSeek's yarn" in by["linear"]["vllm"]["differs"]
+    assert not by["dynamic"]["sglang"]["exact"] and by["dynamic"]["sglang"]["theta_max_relative_difference"] > 0.01
+
+
+def test_ollama_only_runs_the_published_frequencies():
+    report, reading, cases = _cases("llama-3.1-8b.json")
+    for candidate, specs in cases:
+        entry = engines_for(candidate, specs, report.to, None, reading.model_type)["ollama"]
+        assert entry["modelfile"] == [f"PARAMETER num_ctx {report.to}"]
+        assert entry["exact"] is (candidate.scaling == "none"), candidate.scaling
+
+
+def test_without_a_config_json_transformers_is_not_editable():
+    report, reading, cases = _cases("llama-3.1-8b.json")
+    candidate, specs = cases[0]
+    engines = engines_for(candidate, specs, report.to, None)
+    assert engines["transformers"]["exact"] is False and engines["transformers"]["ops"] is None
+    assert engines["vllm"]["hf_overrides"]["rope_scaling"] == {
+        key: value for key, value in candidate.rope_parameters.items() if key != "rope_theta"}
+
+
+def test_recommendation_carries_engines():
+    report = report_of("llama-3.1-8b.json")
+    recommendation = report.recommendation
+    assert {"scaling", "factor", "rope_parameters", "max_position_embeddings", "max_position_embeddings_note",
+            "llama_cpp", "llama_cpp_note", "needs_fine_tuning", "evidence", "why"} <= recommendation.keys()
+    engines = recommendation["engines"]
+    assert list(engines) == ["transformers", "vllm", "sglang", "llama_cpp", "ollama"]
+    assert engines["transformers"]["ops"] == [{"op": "set", "key": "rope_scaling.factor", "value": 64.0}]
+    assert engines["llama_cpp"]["args"] == recommendation["llama_cpp"]
+
+
+def test_describe_names_each_engine():
+    lines = describe(report_of("llama-3.1-8b.json").recommendation["engines"])
+    assert lines[0] == "transformers (exact): config.json edit: set rope_scaling.factor = 64.0"
+    assert lines[1].startswith("vllm (exact): --max-model-len 524288 --hf-overrides '{")
+    assert any(line.startswith("llama_cpp (not exact)") for line in lines)
+    assert any(line.startswith("ollama (not exact): Modelfile: PARAMETER num_ctx 524288") for line in lines)
