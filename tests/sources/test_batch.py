@@ -47,7 +47,7 @@ def test_bad_batches(tmp_path, content, message):
 
 @pytest.mark.parametrize("array,message", [
     (np.zeros((2, 2), dtype=np.float32), "not an integer type"),
-    (np.zeros((2,), dtype=np.int64), "shape"),
+    (np.zeros((2, 2, 2), dtype=np.int64), "shape"),  # one row (2,) is a batch of one now
     (np.zeros((0, 3), dtype=np.int64), "empty"),
     (np.zeros((2, 2), dtype=bool), "not an integer type"),
 ])

@@ -41,6 +41,8 @@ def _npy_array(name: str, read: IdsBytes) -> np.ndarray:
     assert read.npy is not None  # the caller checked: an .npy input
     shape, dtype, fortran = read.npy
     array = np.frombuffer(read.data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    if array.ndim == 1:  # one row of ids: a batch of one
+        array = array[None, :]
     if array.size == 0:
         raise PosembError(f"--ids {name}: the array is empty; a (batch, seq_len) batch needs at least one id")
     if array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max:

@@ -145,6 +145,7 @@ def _parse_npy_header(what: str, header: bytes):
         raise PosembError(f"{what}: not a readable .npy array (bad header: {brief(exc)})") from None
     if dtype.kind not in "iu" or dtype.hasobject:
         raise PosembError(f"{what}: .npy dtype {dtype} is not an integer type")
-    if len(shape) != 2 or not all(isinstance(n, int) and 0 <= n <= MAX_COUNT for n in shape):
-        raise PosembError(f"{what}: .npy array has shape {list(shape)}; a (batch, seq_len) array is needed")
+    if len(shape) not in (1, 2) or not all(isinstance(n, int) and 0 <= n <= MAX_COUNT for n in shape):
+        raise PosembError(f"{what}: .npy array has shape {list(shape)}; a (batch, seq_len) array, or one row of "
+                          "ids (seq_len,), is needed")
     return shape, dtype, fortran
