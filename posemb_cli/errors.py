@@ -12,13 +12,38 @@ EXIT_UNEXPECTED = 1
 EXIT_BAD_INPUT = 2
 EXIT_DOCTOR_ERROR = 3
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_DOCTOR_ERROR", "EXIT_OK", "EXIT_UNEXPECTED", "PosembError", "brief"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_DOCTOR_ERROR", "EXIT_OK", "EXIT_UNEXPECTED", "ConfigError", "FileError",
+           "PosembError", "brief"]
 
 
 class PosembError(Exception):
     """Bad usage or bad input: a one-line message and exit status 2."""
 
     exit_code = EXIT_BAD_INPUT
+
+
+class FileError(PosembError):
+    """A refusal about one file, saying nothing of the flag or name that gave it.
+
+    The layer that knows how the user named the file words it (``run.models.model_source``); left as it is,
+    it reads ``PATH: DETAIL``.
+
+    Attributes:
+        path: the file (or directory) the refusal is about, as the reader was given it.
+        detail: what is wrong with it.
+        part: the part of the file meant, written after the path (``(config.json)``), or empty.
+    """
+
+    def __init__(self, path: str, detail: str, *, part: str = "") -> None:
+        super().__init__(f"{path}{' ' + part if part else ''}: {detail}")
+        self.path, self.detail, self.part = path, detail, part
+
+
+class ConfigError(FileError):
+    """A refusal of a setting the model's config gives (a config.json field, a GGUF file's metadata as read).
+
+    Said as ``--config`` reads it wherever the file is not named by MODEL, whichever flag named the model.
+    """
 
 
 def brief(detail: object, width: int = 120) -> str:

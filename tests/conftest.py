@@ -29,8 +29,9 @@ SLOW_FILES = {
     "commands/heads/test_transformers.py", "commands/padding/test_models.py", "run/test_streaming.py",
     "runtime/test_interrupt_and_memory.py", "runtime/test_measure.py", "runtime/test_refusals.py",
     "runtime/test_retrieval_forward.py", "runtime/test_rotary_check.py", "runtime/test_transformers_gguf.py",
-    "runtime/test_transformers_losses.py", "sources/test_input_limits.py", "sources/test_json_beside_torch.py",
-    "sources/test_parse_memory.py", "test_readme_examples.py", "test_architecture.py",
+    "runtime/test_transformers_losses.py", "sources/bounds/test_input_limits.py",
+    "sources/bounds/test_json_beside_torch.py", "sources/bounds/test_parse_memory.py", "test_readme_examples.py",
+    "test_architecture.py",
 }
 
 

@@ -70,7 +70,7 @@ def compare_models(names: list[str], flags: Flags, *, progress: Progress | None 
                    observe: Callable | None = None, note: Callable[[str], None] | None = None) -> CompareReport:
     """Each model (under each scaling) as ``inspect`` analyses it, side by side."""
     from posemb_cli.commands.inspect.run import inspect_real
-    from posemb_cli.run.models.model_source import name_model, restated_notes, speaking_of
+    from posemb_cli.run.models.model_source import name_model, speaking_of
     from posemb_cli.run.models.real_settings import check_source_flags
     from posemb_cli.run.models.real_sources import open_real_model
     from posemb_cli.run.models.scaled_models import parse_scalings, scaled_model
@@ -91,15 +91,12 @@ def compare_models(names: list[str], flags: Flags, *, progress: Progress | None 
         with speaking_of(named):
             check_source_flags(checkpoint=named.path if named.has_weights else None, key=flags["key"],
                                position_offset=flags["position_offset"])
-            real = open_real_model(checkpoint=named.path if named.has_weights else None,
-                                   model_config=None if named.has_weights else named.path, key=flags["key"],
-                                   position_offset=flags["position_offset"])
+            real = open_real_model(model=named, key=flags["key"], position_offset=flags["position_offset"])
             assert real is not None  # one of the two was given
             for choice in [None] if choices is None else choices:
                 model, scaling = (real, None) if choice is None else scaled_model(real, choice)
                 title = model_label(name) + ("" if choice is None else f" {choice.label}")
-                report = inspect_real(model, flags, progress=Prefixed(progress, title), observe=observe,
-                                      note=restated_notes(note, named))
+                report = inspect_real(model, flags, progress=Prefixed(progress, title), observe=observe, note=note)
                 for rope_set, result in _columns(report):
                     label = _label(name, rope_set, None if choice is None else choice.label,
                                    several_models=len(names) > 1)

@@ -4,13 +4,18 @@ side by side (``compare MODEL MODEL ...``, ``commands.compare.models``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from posemb_cli.commands.compare.report import CompareReport
 from posemb_cli.core.progress import Progress
 from posemb_cli.errors import PosembError
 from posemb_cli.run import report as engine
 from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
+from posemb_cli.run.models.model_source import speaking_of
 from posemb_cli.run.models.real_settings import check_source_flags
+
+if TYPE_CHECKING:
+    from posemb_cli.sources.naming.model_file import ModelFile
 
 __all__ = ["compare_command"]
 
@@ -41,20 +46,35 @@ def _compare(flags: Flags, *, progress: Progress | None = None, observe: Callabl
     names = parse_scheme_list("--schemes", values["schemes"], scheme_names())
     checkpoint = values["checkpoint"]
     check_source_flags(checkpoint=checkpoint, key=values["key"], position_offset=values["position_offset"])
-    real = None
-    if checkpoint is not None:
-        from posemb_cli.run.models.real_settings import settle_checkpoint
-        from posemb_cli.run.models.real_sources import table_of_checkpoint
+    if checkpoint is None:
+        config = config_from_flags(values, schemes=names)
+        refuse_unread(flags, names)
+        refuse_scaling_without_factor(flags)
+        return compare(config, names, progress=progress, observe=observe)
+    from posemb_cli.sources.naming.model_file import flag_model
 
-        real = table_of_checkpoint(checkpoint, key=values["key"], position_offset=values["position_offset"],
-                                   command="compare")
-        values = settle_checkpoint(real, values, flags.typed)
+    model = flag_model("--checkpoint", checkpoint)
+    with speaking_of(model):
+        return _compare_checkpoint(flags, model, names, progress=progress, observe=observe)
+
+
+def _compare_checkpoint(flags: Flags, model: ModelFile, names: tuple[str, ...], *, progress: Progress | None,
+                        observe: Callable | None) -> engine.CompareReport:
+    """``compare --checkpoint``: the checkpoint's table first, then the formula schemes of its shape."""
+    from posemb_cli.run.analysis import compare
+    from posemb_cli.run.command_flags import config_from_flags
+    from posemb_cli.run.models.real_models import compare_checkpoint
+    from posemb_cli.run.models.real_settings import settle_checkpoint
+    from posemb_cli.run.models.real_sources import table_of_checkpoint
+
+    values = dict(flags.values)
+    real = table_of_checkpoint(model, key=values["key"], position_offset=values["position_offset"],
+                               command="compare")
+    values = settle_checkpoint(real, values, flags.typed)
     config = config_from_flags(values, schemes=names)
     refuse_unread(flags, names)
     refuse_scaling_without_factor(flags)
-    if real is None or real.loaded is None:
+    if real.loaded is None:
         return compare(config, names, progress=progress, observe=observe)
-    from posemb_cli.run.models.real_models import compare_checkpoint
-
     return compare_checkpoint(config, real.loaded, names, progress=progress, observe=observe, real=real,
                               vocab_typed=flags.given("vocab"))

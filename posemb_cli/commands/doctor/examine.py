@@ -16,8 +16,8 @@ from posemb_cli.commands.doctor.report import DoctorReport, Finding
 from posemb_cli.commands.doctor.scaling_rules import scaling_findings
 from posemb_cli.commands.doctor.subject import Subject, subjects
 from posemb_cli.commands.doctor.table_rules import table_findings
-from posemb_cli.errors import PosembError
 from posemb_cli.sources.model.reading import ModelReading
+from posemb_cli.sources.naming.model_file import ModelFile
 
 __all__ = ["run_doctor"]
 
@@ -32,7 +32,7 @@ def _config_findings(reading: ModelReading) -> list[Finding]:
     unique = list({(f.id, f.message): f for f in found}.values())  # a shared field is found once, not per set
     if not unique and reading.kind.kind != "rope":
         unique.append(Finding("no-rope", "info", f"the model uses {reading.kind.label} ({reading.kind.decided_by}), "
-                                                 "no RoPE", "nothing to do for rotary positions"))
+                                                 "no RoPE", "nothing to do for rotary positions", key=reading.kind.key))
     return unique
 
 
@@ -41,23 +41,21 @@ def _source(reading: ModelReading) -> dict:
             "layer_groups": reading.model_dict()["layer_groups"], "rules": list(reading.rules)}
 
 
-def run_doctor(*, config: str | None = None, checkpoint: str | None = None) -> DoctorReport:
+def run_doctor(model: ModelFile) -> DoctorReport:
     """Read a model (a config, a GGUF file, or a checkpoint and the config beside it) and apply every rule.
 
     Raises:
-        PosembError: a file that cannot be read (exit 2), naming the flag.
+        FileError: a file that cannot be read (exit 2).
     """
     from posemb_cli.sources.naming.read import read_checkpoint_model, read_model
 
-    if (config is None) == (checkpoint is None):
-        raise PosembError("doctor needs exactly one of --config FILE or --checkpoint PATH")
-    if config is not None:
-        reading = read_model(config, "--config", lenient=True)
+    if model.flag == "--config":
+        reading = read_model(model.path, lenient=True)
         return DoctorReport(source=_source(reading), findings=_config_findings(reading))
     from posemb_cli.sources.weights.position_table import load_checkpoint, model_kind_of
     from posemb_cli.sources.weights.tensor_files import open_tensor_file
 
-    assert checkpoint is not None  # exactly one of the two was given
+    checkpoint = model.path
     tensors = open_tensor_file(checkpoint)
     kind = model_kind_of(tensors)
     beside = read_checkpoint_model(tensors, checkpoint, lenient=True)

@@ -26,7 +26,8 @@ def rotary_width(model: Subject) -> tuple[int | None, list[Finding]]:
         return None, [Finding("head-size", "error",
                               f"{model.label('hidden_size')} / {model.label('num_attention_heads')} gives no whole "
                               "head size and no head_dim is set", "set head_dim, or make hidden_size a multiple of "
-                              "num_attention_heads")]
+                              "num_attention_heads", key=model.label(
+                                  "hidden_size" if model.written("hidden_size") else "num_attention_heads"))]
     name = "partial_rotary_factor"
     in_block = name in model.block_values
     source = model.block_values if in_block else model.fields
@@ -36,7 +37,7 @@ def rotary_width(model: Subject) -> tuple[int | None, list[Finding]]:
     label = model.label(name, in_block=in_block)
     if partial is None or not 0 < partial <= 1:
         return None, [Finding("partial-rotary", "error", f"{label} is {source.get(name)!r}: it must be in (0, 1]",
-                              "give the share of each head that rotates, e.g. 0.25 or 1")]
+                              "give the share of each head that rotates, e.g. 0.25 or 1", key=label)]
     exact = head_dim * partial
     width = int(exact)
     if width != exact or width % 2 or width < 2:
@@ -44,7 +45,7 @@ def rotary_width(model: Subject) -> tuple[int | None, list[Finding]]:
         return None, [Finding("partial-rotary", "error",
                               f"head size {head_dim} × {label} {partial:g} = {exact:g} rotary features, which {why}: "
                               "RoPE rotates whole feature pairs", "choose a factor that gives an even number of "
-                              f"features, e.g. {max(2, int(exact) // 2 * 2) / head_dim:g}")]
+                              f"features, e.g. {max(2, int(exact) // 2 * 2) / head_dim:g}", key=label)]
     return width, []
 
 
@@ -94,7 +95,7 @@ def _bound(model: Subject, width: int, base: float) -> list[Finding]:
                "covers these distances")
     else:
         fix = f"{trained}. No base covers these distances with this scaling"
-    return [Finding("rope-base-bound", "info", message, fix)]
+    return [Finding("rope-base-bound", "info", message, fix, key=_raw_base(model)[0] or where)]
 
 
 def _precision(model: Subject, width: int, base: float) -> list[Finding]:
@@ -117,7 +118,18 @@ def _precision(model: Subject, width: int, base: float) -> list[Finding]:
                     "the same number",
                     "nothing to change for transformers, vLLM or llama.cpp, which compute RoPE's positions and cos/sin "
                     f"in float32 whatever the weights' dtype; a runtime of your own that holds positions in {dtype} "
-                    "collapses them: compute them in float32 and cast cos/sin (posemb precision shows both recipes)")]
+                    "collapses them: compute them in float32 and cast cos/sin (posemb precision shows both recipes)",
+                    key=_dtype_key(model))]
+
+
+def _dtype_key(model: Subject) -> str:
+    """The key the model's dtype is read from, as the reading takes it: the text model's own first, then the top
+    level's."""
+    name = next((name for name in ("torch_dtype", "dtype") if isinstance(model.fields.get(name), str)), None)
+    if name is not None:
+        return model.label(name)
+    top = model.reading.top or {}
+    return next((name for name in ("torch_dtype", "dtype") if isinstance(top.get(name), str)), "torch_dtype")
 
 
 def _raw_base(model: Subject) -> tuple[str | None, object]:
@@ -139,17 +151,18 @@ def frequency_findings(model: Subject) -> list[Finding]:
     if base is None:
         if label is not None:
             return found + [Finding("rope-theta-missing", "error", f"{label} is not a number",
-                                    "give rope_theta as a number above 1")]
+                                    "give rope_theta as a number above 1", key=label)]
         maximum = model.max_positions
         if maximum is not None and maximum > _THETA_SILENT_UP_TO:
             found.append(Finding("rope-theta-missing", "warning",
                                  f"no rope_theta with a context of {maximum}: loaders assume {_DEFAULT_BASE:g}, "
                                  "a base long-context models seldom use",
-                                 "write the base the model was trained with as rope_theta"))
+                                 "write the base the model was trained with as rope_theta",
+                                 key=model.label("rope_theta")))
         base = _DEFAULT_BASE
     elif base <= 1:
         return found + [Finding("rope-theta-missing", "error", f"{label or 'rope_theta'} is {base:g}: it must be "
-                                "above 1", "give the base the model was trained with")]
+                                "above 1", "give the base the model was trained with", key=label or "rope_theta")]
     if width is None:
         return found
     if model.rope_set is not None:  # the set as read: DeepSeek rotates qk_rope_head_dim of its heads, not all

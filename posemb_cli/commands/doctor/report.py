@@ -32,13 +32,20 @@ class Location:
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing ``posemb doctor`` found in a model's position setup, and where (once located)."""
+    """One thing ``posemb doctor`` found in a model's position setup, and where (once located).
+
+    Attributes:
+        key: the config key the finding is about, labelled as the reading labels it (``rope_scaling.factor``,
+            ``text_config.rope_theta``), set by the rule that found it; None where it is about no key. The
+            location points at it, or at the object it belongs in where the file lacks it.
+    """
 
     id: str
     severity: str  # error | warning | info
     message: str
     fix: str
     location: Location | None = None
+    key: str | None = None
 
     def to_dict(self) -> dict:
         out: dict = {"id": self.id, "severity": self.severity, "message": self.message, "fix": self.fix}

@@ -15,9 +15,11 @@ def doctor_command(flags: Flags) -> DoctorReport:
     from posemb_cli.commands.doctor.locations import locate
 
     flags, named = model_flags(flags)
-    if flags["model_config"] is None and flags["checkpoint"] is None:
+    if named is None:
         raise PosembError("doctor needs MODEL (a path, a Hugging Face id or ollama:NAME), --config FILE or "
                           "--checkpoint PATH")
+    if flags["model_config"] is not None and flags["checkpoint"] is not None:
+        raise PosembError("doctor needs exactly one of --config FILE or --checkpoint PATH")
     with speaking_of(named):
-        report = locate(run_doctor(config=flags["model_config"], checkpoint=flags["checkpoint"]))
+        report = locate(run_doctor(named))
     return with_resolved(report, named)

@@ -26,7 +26,7 @@ def _keys(model: Subject) -> list[Finding]:
         return [Finding("unknown-rope-type", "error",
                         f"{model.label(named, in_block=True)} {rope_type!r} is computed by no loader "
                         "posemb knows",
-                        f"use one of {', '.join(REQUIRED)}")]
+                        f"use one of {', '.join(REQUIRED)}", key=model.label(named, in_block=True))]
     known = known_keys(rope_type)
     for key in sorted(set(model.block_values) - known):
         close = difflib.get_close_matches(key, sorted(EVERY_KEY), n=1, cutoff=0.8)
@@ -34,11 +34,11 @@ def _keys(model: Subject) -> list[Finding]:
             found.append(Finding("unknown-field", "error",
                                  f"{model.label(key, in_block=True)} is read by no {rope_type} loader; it looks like "
                                  f"a misspelling of {close[0]!r}, whose value is then silently left at its default",
-                                 f"rename {key!r} to {close[0]!r}"))
+                                 f"rename {key!r} to {close[0]!r}", key=model.label(key, in_block=True)))
         else:
             found.append(Finding("unknown-field", "warning",
                                  f"{model.label(key, in_block=True)} is read by no {rope_type} loader and is ignored",
-                                 f"remove {key!r} or check the rope_type"))
+                                 f"remove {key!r} or check the rope_type", key=model.label(key, in_block=True)))
     missing = REQUIRED[rope_type] - set(model.block_values) - {"rope_type"}
     if model.original()[0] is not None:  # the config's own length fills the block, as transformers does
         missing -= {"original_max_position_embeddings"}
@@ -47,12 +47,13 @@ def _keys(model: Subject) -> list[Finding]:
             found.append(Finding("missing-field", "warning",
                                  f"{model.label(key, in_block=True)} is missing: loaders take max_position_embeddings "
                                  "as the trained length, so the yarn stretch starts from the extended context",
-                                 f"add {key!r} with the length the model was trained at"))
+                                 f"add {key!r} with the length the model was trained at",
+                                 key=model.label(key, in_block=True)))
             continue
         why = _WITHOUT_ORIGINAL.get(rope_type, "") if key == "original_max_position_embeddings" else ""
         found.append(Finding("missing-field", "error",
                              f"{model.label(key, in_block=True)} is missing: {rope_type} needs it{why}",
-                             f"add {key!r} to {model.block_name}"))
+                             f"add {key!r} to {model.block_name}", key=model.label(key, in_block=True)))
     return found
 
 
@@ -76,7 +77,7 @@ def _type_conflict(model: Subject) -> list[Finding]:
                     f"{model.label('type', in_block=True)} {legacy!r} disagrees with "
                     f"{model.label('rope_type', in_block=True)} {named!r}: transformers reads rope_type and ignores "
                     "type",
-                    f"remove {'type'!r}, or set it to {named!r}")]
+                    f"remove {'type'!r}, or set it to {named!r}", key=model.label("type", in_block=True))]
 
 
 def _factor(model: Subject) -> list[Finding]:
@@ -86,12 +87,14 @@ def _factor(model: Subject) -> list[Finding]:
     if factor is None:
         return [Finding("factor-below-one", "error",
                         f"{model.label('factor', in_block=True)} is {model.block_values['factor']!r}, not a number",
-                        "give the context extension factor as a number, 1 or more")]
+                        "give the context extension factor as a number, 1 or more",
+                        key=model.label("factor", in_block=True))]
     if factor < 1:
         return [Finding("factor-below-one", "error",
                         f"{model.label('factor', in_block=True)} is {factor:g}: a factor below 1 shrinks the "
                         "context instead of stretching it",
-                        "give the factor as new context / trained context (1 or more)")]
+                        "give the factor as new context / trained context (1 or more)",
+                        key=model.label("factor", in_block=True))]
     return []
 
 
@@ -106,7 +109,7 @@ def _lengths(model: Subject) -> list[Finding]:
         return [Finding("scaling-lengths", "error",
                         f"{label} {original:g} is above {model.label('max_position_embeddings')} {maximum}: the "
                         "trained context cannot be longer than the extended one",
-                        "swap the two lengths, or set max_position_embeddings to the extended context")]
+                        "swap the two lengths, or set max_position_embeddings to the extended context", key=label)]
     if factor is None or factor < 1:
         return []
     reached = original * factor
@@ -114,7 +117,7 @@ def _lengths(model: Subject) -> list[Finding]:
         if original == maximum:
             return [Finding("scaling-lengths", "warning",
                             f"{label} equals max_position_embeddings {maximum}: llama3 scaling extends nothing",
-                            "set max_position_embeddings to the extended context")]
+                            "set max_position_embeddings to the extended context", key=label)]
         return []
     if rope_type == "yarn" and original == maximum:  # transformers reads this as the length inferred, not set
         return []
@@ -122,7 +125,7 @@ def _lengths(model: Subject) -> list[Finding]:
         return [Finding("scaling-lengths", "warning",
                         f"{label} {original:g} × factor {factor:g} = {reached:g}, but max_position_embeddings is "
                         f"{maximum}: the {rope_type} stretch and the context disagree",
-                        f"set factor to {maximum / original:g}, or max_position_embeddings to {reached:g}")]
+                        f"set factor to {maximum / original:g}, or max_position_embeddings to {reached:g}", key=label)]
     return []
 
 
@@ -139,7 +142,8 @@ def _yarn_attention(model: Subject) -> list[Finding]:
                     f"{model.label('attention_factor', in_block=True)} {given:g} differs from YaRN's "
                     f"0.1 ln(factor) + 1 = {default:.6g} for factor {factor:g}: logits are scaled by a different "
                     "temperature than the method's",
-                    "leave attention_factor out unless the model was trained with this value")]
+                    "leave attention_factor out unless the model was trained with this value",
+                    key=model.label("attention_factor", in_block=True))]
 
 
 def scaling_findings(model: Subject) -> list[Finding]:

@@ -78,6 +78,14 @@ class Subject:
         value = number(self.fields.get("max_position_embeddings"))
         return int(value) if value is not None and value >= 1 else None
 
+    def written(self, key: str) -> bool:
+        """Whether the file itself writes ``key`` among the text model's fields (not a family default)."""
+        raw: object = self.reading.top
+        prefix = self.reading.fields.prefix if self.reading.fields is not None else ""
+        for part in filter(None, prefix.split(".")):
+            raw = raw.get(part) if isinstance(raw, dict) else None
+        return isinstance(raw, dict) and key in raw
+
     def head_dim(self) -> int | None:
         if self.reading.head_dim is not None:
             return self.reading.head_dim

@@ -24,4 +24,5 @@ def table_findings(reading: ModelReading | None, rows: int, offset: int, key: st
     return [Finding("table-short", "error",
                     f"table {key!r} serves {rows} positions{skipped}, fewer than max_position_embeddings {maximum}: "
                     f"position {rows} and beyond have no row",
-                    f"set max_position_embeddings to {rows}, or resize the table to {maximum + offset} rows")]
+                    f"set max_position_embeddings to {rows}, or resize the table to {maximum + offset} rows",
+                    key="max_position_embeddings")]

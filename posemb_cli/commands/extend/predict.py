@@ -121,10 +121,10 @@ def _weights(reading: ModelReading, tensors, model: str, trained: list[TrainedSe
     if tensors is None:
         return ({one.rope.name: pair_weights(one.layers, one.rope.rotary_dim // 2) for one in trained}, {},
                 "pairs weighted equally: a config alone has no query and key weights to read")
-    from posemb_cli.commands.heads.measure import measure_heads
+    from posemb_cli.commands.heads.measure import pair_shares
 
-    report = measure_heads(tensors, reading, model, distances=[0], top=1, progress=progress, flag=FLAG)
-    return ({one.rope.name: heads_weights(report, one.layers) for one in trained}, report.source,
+    shares = pair_shares(tensors, reading, model, progress=progress)
+    return ({one.rope.name: heads_weights(shares.layers, one.layers) for one in trained}, shares.source,
             "each pair weighted by each head's pair share (its query and key weights, as posemb heads measures "
             "them)")
 
@@ -144,14 +144,15 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
     from posemb_cli.commands.extend.llama_cpp import llama_cpp_flags
     from posemb_cli.commands.extend.loss_change import RULE, predicted_change
     from posemb_cli.commands.extend.weights import concatenated, summary
+    from posemb_cli.run.models.model_source import name_model
     from posemb_cli.run.models.scaling_candidates import candidate_spec
     from posemb_cli.run.models.trained_rope import trained_sets
-    from posemb_cli.sources.naming.model_file import model_file, open_model
+    from posemb_cli.sources.naming.model_file import open_model
 
     progress = or_silent(progress)
     progress.stage("reading the model")
-    named = model_file(model, FLAG) if named is None else named
-    reading, tensors = open_model(named, FLAG)
+    named = name_model(model, config_needed=True) if named is None else named
+    reading, tensors = open_model(named)
     trained = trained_sets(reading, to, FLAG) if reading.kind.kind == "rope" else []
     _refuse_target(model, reading, trained, to)
     extended = [one for one in trained if one.needs_extension]

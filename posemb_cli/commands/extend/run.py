@@ -71,7 +71,8 @@ def extend_command(flags: Flags, *, progress: Progress | None = None) -> ExtendR
 
 
 def _extend(flags: Flags, *, progress: Progress | None = None) -> ExtendReport:
-    from posemb_cli.commands.extend.predict import FLAG, run_extend
+    from posemb_cli.commands.extend.predict import run_extend
+    from posemb_cli.run.models.model_source import name_model, speaking_of
 
     to = _whole("to", flags["to"], 2, MAX_COUNT, MAX_COUNT_TEXT)
     top = _whole("top", flags["top"], 1, MAX_TOP, f"{MAX_TOP:,}")
@@ -89,14 +90,16 @@ def _extend(flags: Flags, *, progress: Progress | None = None) -> ExtendReport:
                               "another scaling to --scalings or leave --factor out")
         factor = float(factor)
     text, ids = measure_inputs(flags)
-    if not text and ids is None:
-        return run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress)
-    from posemb_cli.commands.extend.measure import measure_candidates, open_measured
-    from posemb_cli.sources.naming.model_file import model_file
+    named = name_model(flags["model"], config_needed=True)
+    with speaking_of(named):  # a refusal about the model's files names it as typed
+        if not text and ids is None:
+            return run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress,
+                              named=named)
+        from posemb_cli.commands.extend.measure import measure_candidates, open_measured
 
-    named = model_file(flags["model"], FLAG)
-    model = open_measured(named, what="--text" if text else "--ids", device=flags["device"], dtype=flags["dtype"])
-    report = run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress,
-                        named=named)
-    return measure_candidates(model, report, text=text, ids=ids, progress=progress,
-                              save_ids=flags.values.get("save_ids"))
+        model = open_measured(named, what="--text" if text else "--ids", device=flags["device"],
+                              dtype=flags["dtype"])
+        report = run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress,
+                            named=named)
+        return measure_candidates(model, report, text=text, ids=ids, progress=progress,
+                                  save_ids=flags.values.get("save_ids"))

@@ -1,7 +1,7 @@
 """The weight each RoPE set's pairs carry: every head's pair shares as ``posemb heads`` measures them, or, for a
 model read from its config alone, every pair alike; and one candidate's shares gathered per head, layer, set.
 
-Heads: ``commands.heads.measure.measure_heads`` reads the query and key weights one layer at a time (its progress bar)
+Heads: ``commands.heads.measure.pair_shares`` reads the query and key weights one layer at a time (its progress bar)
 and gives each head's ``pair_share`` (H, P); the extrapolated and compressed shares of a head are sums of
 those shares over the pairs of that class, so they equal sums of ``posemb heads --json``'s pair shares.
 A group's (layer's, set's, model's) figure is the mean over its heads (heads without shares left out);
@@ -10,16 +10,13 @@ its mean compression is weighted by each head's compressed share.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from posemb_cli.commands.extend.report import HeadShares
 from posemb_cli.measures.extension import PairClasses, Shares, equal_weights, weighted_shares
-
-if TYPE_CHECKING:
-    from posemb_cli.commands.heads.report import HeadsReport
 
 __all__ = ["Gathered", "SetWeights", "concatenated", "gather", "heads_weights", "pair_weights", "summary"]
 
@@ -35,11 +32,11 @@ class SetWeights:
         return any(head is not None for _, head, _ in self.rows)
 
 
-def heads_weights(report: HeadsReport, layers: tuple[int, ...]) -> SetWeights:
-    """The pair shares of every head of ``layers``, from ``posemb heads``' report."""
+def heads_weights(shares: Mapping[int, np.ndarray], layers: tuple[int, ...]) -> SetWeights:
+    """The pair shares of every head of ``layers``, from each layer's (H, P) shares (``heads.measure.pair_shares``)."""
     wanted = set(layers)
-    return SetWeights([(layer.layer, head.head, np.asarray(head.pair_share, dtype=np.float64))
-                       for layer in report.layers if layer.layer in wanted for head in layer.heads])
+    return SetWeights([(layer, head, np.asarray(row, dtype=np.float64))
+                       for layer, rows in shares.items() if layer in wanted for head, row in enumerate(rows)])
 
 
 def pair_weights(layers: tuple[int, ...], pairs: int) -> SetWeights:

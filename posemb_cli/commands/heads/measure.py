@@ -8,21 +8,27 @@ context) and bands (``measures.head_bands``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from posemb_cli.commands.heads.report import HeadFigures, HeadsReport, LayerHeads, Pick, SetBands
 from posemb_cli.core.progress import Progress, or_silent
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError, PosembError
 from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 if TYPE_CHECKING:  # numpy and the readers load when a run starts: a refused flag costs nothing
+    import numpy as np
+
     from posemb_cli.measures.head_bands import Bands
     from posemb_cli.sources.model.reading import ModelReading, RopeSet
+    from posemb_cli.sources.naming.model_file import ModelFile
     from posemb_cli.sources.weights.tensor_files import TensorFile
 
 MAX_DISTANCES = 4096
 
-__all__ = ["MAX_DISTANCES", "default_distances", "parse_distances", "run_heads"]
+__all__ = ["MAX_DISTANCES", "PairShares", "default_distances", "measure_heads", "pair_shares", "parse_distances",
+           "run_heads"]
 
 
 def default_distances(context: int) -> list[int]:
@@ -130,9 +136,11 @@ def _layer(record, weights, qk, sets: dict, per_block: int, pool) -> LayerHeads:
     return LayerHeads(record.layer, described, weights.biases, heads)
 
 
-def _layers(reading: ModelReading, qk, sets: dict, progress: Progress, side_by_side: int) -> list[LayerHeads]:
-    """Every layer's heads, in order. A reader thread reads the next rotating layer (into the other of two
-    buffers) while this one is measured, its blocks of key/value groups side by side in ``side_by_side`` threads."""
+def _layers(reading: ModelReading, qk, sets: dict, progress: Progress, side_by_side: int,
+            measure: Callable = _layer) -> list:
+    """Every layer's heads, in order: ``measure(record, weights, qk, sets, per_block, pool)`` of each rotating layer,
+    None for a layer without RoPE. A reader thread reads the next rotating layer (into the other of two buffers)
+    while this one is measured, its blocks of key/value groups side by side in ``side_by_side`` threads."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
     from posemb_cli.sources.weights.qk_weights import LayerBuffers, groups_per_block
@@ -141,7 +149,7 @@ def _layers(reading: ModelReading, qk, sets: dict, progress: Progress, side_by_s
     rotating = [record.layer for record in reading.layers if record.position == "rope" and record.rope_set is not None]
     buffers = (LayerBuffers(), LayerBuffers())  # layer i is read into buffers[i % 2]
     ahead: dict[int, Future] = {}
-    layers = []
+    layers: list = []
     with ThreadPoolExecutor(side_by_side) as pool, ThreadPoolExecutor(1) as reader:
         def read(index: int) -> None:
             if index < len(rotating):  # its buffer held layer index - 2, measured by now
@@ -150,36 +158,38 @@ def _layers(reading: ModelReading, qk, sets: dict, progress: Progress, side_by_s
         read(0)
         for record in reading.layers:
             if record.layer not in ahead:  # no RoPE in this layer
-                layers.append(LayerHeads(record.layer, None))
+                layers.append(None)
             else:
                 weights = ahead.pop(record.layer).result()
                 read(rotating.index(record.layer) + 1)
-                layers.append(_layer(record, weights, qk, sets, per_block, pool))
+                layers.append(measure(record, weights, qk, sets, per_block, pool))
             progress.advance()
     return layers
 
 
 def _refuse_kind(path: str, reading: ModelReading | None) -> None:
     if reading is None:
-        raise PosembError(f"--checkpoint {path}: no config.json beside the weights; heads needs the model's "
-                          "config (heads, RoPE) from there or a .gguf file's metadata")
+        raise FileError(path, "no config.json beside the weights; heads needs the model's config (heads, RoPE) from "
+                              "there or a .gguf file's metadata")
     if reading.kind.kind != "rope":
-        raise PosembError(f"--checkpoint {path}: this model uses {reading.kind.label} ({reading.kind.decided_by}); "
-                          "heads reads the query and key weights of RoPE models")
+        raise FileError(path, f"this model uses {reading.kind.label} ({reading.kind.decided_by}); heads reads the "
+                              "query and key weights of RoPE models")
 
 
-def run_heads(checkpoint: str, *, distances: list[int] | None = None, top: int = 5,
+def run_heads(model: ModelFile | str, *, distances: list[int] | None = None, top: int = 5,
               progress: Progress | None = None) -> HeadsReport:
     """Measure every head of every rotating layer of the checkpoint.
 
     Args:
-        checkpoint: a safetensors file or sharded directory, a .bin state dict, or a .gguf file.
+        model: the checkpoint as named (MODEL or ``--checkpoint``), or its path: a safetensors file or sharded
+            directory, a .bin state dict, or a .gguf file.
         distances: the kernel's distances; default ``default_distances`` of the model's context.
         top: heads listed in each pick (most weight on high-frequency, and on beyond-critical pairs).
     """
     from posemb_cli.sources.naming.read import read_checkpoint_model
     from posemb_cli.sources.weights.tensor_files import open_tensor_file
 
+    checkpoint = model if isinstance(model, str) else model.path
     tensors = open_tensor_file(checkpoint)
     reading = read_checkpoint_model(tensors, checkpoint)
     _refuse_kind(checkpoint, reading)
@@ -188,24 +198,63 @@ def run_heads(checkpoint: str, *, distances: list[int] | None = None, top: int =
 
 
 def measure_heads(tensors: TensorFile, reading: ModelReading, checkpoint: str, *, distances: list[int] | None = None,
-                  top: int = 5, progress: Progress | None = None, flag: str = "--checkpoint") -> HeadsReport:
-    """``run_heads`` on a checkpoint already opened and read (a RoPE model's), its refusals naming ``flag``."""
+                  top: int = 5, progress: Progress | None = None) -> HeadsReport:
+    """``run_heads`` on a checkpoint already opened and read (a RoPE model's); refusals are ``FileError``s about
+    ``checkpoint``."""
     from posemb_cli.measures.head_bands import ranked
     from posemb_cli.run.allocator import bounded_heap
     from posemb_cli.sources.weights.qk_source import open_qk_source
 
     progress = or_silent(progress)
-    what = f"{flag} {checkpoint}"
-    qk = open_qk_source(tensors, reading, what)
+    qk = open_qk_source(tensors, reading, checkpoint)
     sets = {one.name: _set_bands(one, reading, distances) for one in reading.rope_sets}
     distances = distances if distances is not None else default_distances(reading.context or 1)
     progress.stage(f"reading q and k of {len(qk.layers)} layers", total=len(reading.layers))
     # The heap keeps and reuses the temporaries' memory: fresh pages for each cost more than the arithmetic.
     with bounded_heap():
-        layers = _layers(reading, qk, sets, progress, workers())
+        measured = _layers(reading, qk, sets, progress, workers())
+    layers = [LayerHeads(record.layer, None) if one is None else one
+              for record, one in zip(reading.layers, measured, strict=True)]
     high = [(layer.layer, head.head, head.high_share) for layer in layers for head in layer.heads]
     beyond = [(layer.layer, head.head, head.beyond_critical_share) for layer in layers for head in layer.heads]
     return HeadsReport(source=_source(checkpoint, reading, qk, tensors.kind), model=reading.model_dict(),
                        distances=distances, sets=[one[0] for one in sets.values()], layers=layers,
                        most_high=[Pick(*entry) for entry in ranked(high, top)],
                        most_beyond=[Pick(*entry) for entry in ranked(beyond, top)])
+
+
+@dataclass(frozen=True)
+class PairShares:
+    """Each head's pair shares, as ``posemb heads`` measures them, without the rest of its report.
+
+    Attributes:
+        source: where the weights were read from (``posemb heads --json``'s ``source``).
+        layers: layer -> (H, P) pair shares (each row sums to 1), for each rotating layer.
+    """
+
+    source: dict
+    layers: dict[int, np.ndarray]
+
+
+def _shares(record, weights, qk, sets: dict, per_block: int, pool) -> np.ndarray:
+    described, _, inv_freq = sets[record.rope_set]
+    return _layer_figures(weights, per_block, pool, described, inv_freq, [0])[0]
+
+
+def pair_shares(tensors: TensorFile, reading: ModelReading, checkpoint: str, *,
+                progress: Progress | None = None) -> PairShares:
+    """Every rotating layer's (H, P) pair shares of a RoPE checkpoint already opened and read, measured as
+    ``measure_heads`` measures them (the same layers read the same way); refusals are ``FileError``s about
+    ``checkpoint``."""
+    from posemb_cli.run.allocator import bounded_heap
+    from posemb_cli.sources.weights.qk_source import open_qk_source
+
+    progress = or_silent(progress)
+    qk = open_qk_source(tensors, reading, checkpoint)
+    sets = {one.name: _set_bands(one, reading, [0]) for one in reading.rope_sets}
+    progress.stage(f"reading q and k of {len(qk.layers)} layers", total=len(reading.layers))
+    with bounded_heap():
+        measured = _layers(reading, qk, sets, progress, workers(), _shares)
+    return PairShares(source=_source(checkpoint, reading, qk, tensors.kind),
+                      layers={record.layer: one for record, one in zip(reading.layers, measured, strict=True)
+                              if one is not None})

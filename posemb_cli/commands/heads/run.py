@@ -29,6 +29,7 @@ def heads_command(flags: Flags, *, progress: Progress | None = None) -> HeadsRep
     if flags["checkpoint"] is None:
         raise PosembError("heads needs MODEL (a path, a Hugging Face id or ollama:NAME) or --checkpoint PATH: a "
                           "RoPE model's weights")
+    assert named is not None  # MODEL or --checkpoint
     with speaking_of(named):
-        report = run_heads(flags["checkpoint"], distances=chosen, top=top, progress=progress)
+        report = run_heads(named, distances=chosen, top=top, progress=progress)
     return dataclasses.replace(with_resolved(report, named), pictures=not flags.values.get("no_plot", False))

@@ -9,7 +9,7 @@ from posemb_cli.commands.inspect.report import InspectReport
 from posemb_cli.core.progress import Progress
 from posemb_cli.run import report as engine
 from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
-from posemb_cli.run.models.model_source import model_flags, restated_notes, speaking_of, with_resolved
+from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
 from posemb_cli.run.models.real_settings import check_source_flags
 
 if TYPE_CHECKING:
@@ -49,10 +49,9 @@ def _inspect(flags: Flags, *, progress: Progress | None = None, observe: Callabl
             return inspect(config, name, progress=progress, observe=observe)
         from posemb_cli.run.models.real_sources import open_real_model
 
-        real = open_real_model(checkpoint=checkpoint, model_config=model_config, key=values["key"],
-                               position_offset=values["position_offset"])
+        real = open_real_model(model=named, key=values["key"], position_offset=values["position_offset"])
         assert real is not None  # one of the two was given
-        report = inspect_real(real, flags, progress=progress, observe=observe, note=restated_notes(note, named))
+        report = inspect_real(real, flags, progress=progress, observe=observe, note=note)
     return with_resolved(report, named)
 
 

@@ -28,7 +28,8 @@ def _rope(config: EmbeddingConfig, real: RealModel, pad: int, progress: Progress
     for one in real.rope.layer_types():  # the set that attends farthest first; a sliding set within its window
         attends = one.attends
         report = run_padding(rope_settings(config, one), ("rope",), pad, progress=progress,
-                             builders={"rope": model_rope_builder(one)}, origins=config_origins(one),
+                             builders={"rope": model_rope_builder(one)},
+                             origins=config_origins(one, real.said(one.path, flag="--config")),
                              window=attends.distance if attends.windowed else None)
         rope_set = one.layer_type or "shared"
         reports.append(dataclasses.replace(report, results=[{**row, "rope_set": rope_set} for row in report.results]))
@@ -45,15 +46,17 @@ def padding_real_model(config: EmbeddingConfig, real: RealModel, pad: int, *,
     if real.rope is not None:
         report = _rope(config, real, pad, progress)
     elif real.loaded is not None:
+        where = real.said(real.loaded.path, flag="--checkpoint")
         report = run_padding(config, (CHECKPOINT_SCHEME,), pad, progress=progress,
-                             tables={CHECKPOINT_SCHEME: real.loaded.table}, origins=checkpoint_origins(real.loaded))
+                             tables={CHECKPOINT_SCHEME: real.loaded.table},
+                             origins=checkpoint_origins(real.loaded, where))
     elif real.formula is not None:
         formula = real.formula
         settings = {"heads": formula.heads} if formula.scheme == "alibi" else {}
         report = run_padding(with_position_settings(config, schemes=(formula.scheme,), **settings),
                              (formula.scheme,), pad, progress=progress)
     else:
-        raise PosembError(f"{real.flag} {real.path}: this model uses {real.kind.label} ({real.kind.decided_by}); "
+        raise PosembError(f"{real.said()}: this model uses {real.kind.label} ({real.kind.decided_by}); "
                           "padding runs on position tables, RoPE and ALiBi")
     source = real.source()
     model = {} if real.reading is None else {"model": real.reading.model_dict()}

@@ -8,12 +8,13 @@ from posemb_cli.errors import PosembError
 from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
 from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
 from posemb_cli.run.models.real_settings import check_source_flags
+from posemb_cli.sources.naming.model_file import ModelFile
 
 __all__ = ["padding_command"]
 
 
-def _real_model(flags: Flags):
-    """The model named by --checkpoint or --config (its own signal replaces --schemes), or None."""
+def _real_model(flags: Flags, model: ModelFile | None):
+    """The model named by MODEL, --checkpoint or --config (its own signal replaces --schemes), or None."""
     checkpoint, model_config = flags["checkpoint"], flags["model_config"]
     check_source_flags(checkpoint=checkpoint, key=flags["key"], position_offset=flags["position_offset"],
                        model_config=model_config)
@@ -24,18 +25,17 @@ def _real_model(flags: Flags):
         raise PosembError(f"--schemes: {given} runs the model's own position signal; leave --schemes out")
     from posemb_cli.run.models.real_sources import open_real_model
 
-    return open_real_model(checkpoint=checkpoint, model_config=model_config, key=flags["key"],
-                           position_offset=flags["position_offset"])
+    return open_real_model(model=model, key=flags["key"], position_offset=flags["position_offset"])
 
 
 def padding_command(flags: Flags, *, progress: Progress | None = None) -> PaddingReport:
     flags, named = model_flags(flags)
     with speaking_of(named):
-        report = _padding(flags, progress)
+        report = _padding(flags, named, progress)
     return with_resolved(report, named)
 
 
-def _padding(flags: Flags, progress: Progress | None) -> PaddingReport:
+def _padding(flags: Flags, model: ModelFile | None, progress: Progress | None) -> PaddingReport:
     from posemb_cli.commands.padding.measure import run_padding
     from posemb_cli.core.schemes import scheme_names
     from posemb_cli.run.command_flags import config_from_flags
@@ -44,7 +44,7 @@ def _padding(flags: Flags, progress: Progress | None) -> PaddingReport:
     values, pad = dict(flags.values), flags["pad"]
     names = parse_scheme_list("--schemes", values["schemes"], scheme_names())
     require_positive_int("--pad", pad)
-    real = _real_model(flags)
+    real = _real_model(flags, model)
     if real is not None:
         from posemb_cli.run.models.real_settings import refuse_model_settings, settle_real_model
 

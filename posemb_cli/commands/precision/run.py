@@ -9,7 +9,8 @@ from posemb_cli.commands.precision.report import PrecisionReport
 from posemb_cli.core.progress import Progress, or_silent
 from posemb_cli.errors import PosembError
 from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor
-from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
+from posemb_cli.run.models.model_source import as_argument, model_flags, said, speaking_of, with_resolved
+from posemb_cli.sources.naming.model_file import ModelFile
 
 _ROPE_FLAGS = ("head_dim", "rope_scaling", "rope_factor", "original_ctx", "beta_fast", "beta_slow",
                "low_freq_factor", "high_freq_factor")
@@ -17,46 +18,47 @@ _ROPE_FLAGS = ("head_dim", "rope_scaling", "rope_factor", "original_ctx", "beta_
 __all__ = ["precision_command"]
 
 
-def _not_a_formula(flag: str, path: str, kind) -> PosembError:
+def _not_a_formula(model: ModelFile, kind) -> PosembError:
     """Why precision does not measure a model of this kind, naming the kind and the command that does."""
+    path = model.path
     if kind.kind in ("alibi", "none"):
-        what, advice = "; precision measures the rope and sinusoidal formulas", f"{flag} {path}"
+        what, advice = "; precision measures the rope and sinusoidal formulas", as_argument(model, path)
     else:
         what = (", which is stored in the weights, not computed; precision measures formula schemes "
                 "(rope, sinusoidal)")
-        advice = f"--checkpoint {path if os.path.isdir(path) else os.path.dirname(path) or '.'}"
-    return PosembError(f"{flag} {path}: this model uses {kind.label} ({kind.decided_by}){what}; analyse it with "
-                       f"posemb inspect {advice}")
+        folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
+        advice = as_argument(model, folder, flag="--checkpoint")
+    return PosembError(f"{said(model, path)}: this model uses {kind.label} ({kind.decided_by}){what}; analyse it "
+                       f"with posemb inspect {advice}")
 
 
-def _rope_model(model_config: str | None, checkpoint: str | None):
+def _rope_model(model: ModelFile):
     """The RoPE model and its JSON ``source``, the model's kind told first (its one reading)."""
-    if model_config is not None:
+    if model.flag == "--config":
         from posemb_cli.sources.model.rope_model import rope_model_of
         from posemb_cli.sources.naming.read import read_model
 
-        reading = read_model(model_config)
+        reading = read_model(model.path)
         if reading.kind.kind != "rope":
-            raise _not_a_formula("--config", model_config, reading.kind)
-        model = rope_model_of(reading)
-        return model, model.source()
+            raise _not_a_formula(model, reading.kind)
+        rope = rope_model_of(reading)
+        return rope, rope.source()
     from posemb_cli.run.models.real_sources import from_checkpoint
 
-    assert checkpoint is not None  # the caller gave one of the two
-    real = from_checkpoint(checkpoint, key=None, position_offset=None)
+    real = from_checkpoint(model, key=None, position_offset=None)
     if real.rope is None:
-        raise _not_a_formula("--checkpoint", checkpoint, real.kind)
+        raise _not_a_formula(model, real.kind)
     return real.rope, real.source()
 
 
 def precision_command(flags: Flags, *, progress: Progress | None = None) -> PrecisionReport:
     flags, named = model_flags(flags)
     with speaking_of(named):
-        report = _precision(flags, progress)
+        report = _precision(flags, named, progress)
     return with_resolved(report, named)
 
 
-def _precision(flags: Flags, progress: Progress | None) -> PrecisionReport:
+def _precision(flags: Flags, named: ModelFile | None, progress: Progress | None) -> PrecisionReport:
     from posemb_cli.commands.precision.measure import (
         PRECISION_SCHEMES,
         parse_dtypes,
@@ -77,12 +79,12 @@ def _precision(flags: Flags, progress: Progress | None) -> PrecisionReport:
     if model_config is not None or checkpoint is not None:
         if model_config is not None and checkpoint is not None:
             raise PosembError("--checkpoint and --config cannot be combined: give one model")
-        given = ("--config", model_config) if model_config is not None else ("--checkpoint", checkpoint)
+        assert named is not None  # one of the two was given
         for name in ("dim", "ctx", "base", "scheme", *typed):
             if flags.given(name):
                 flag = "--" + name.replace("_", "-")
-                raise PosembError(f"{flag} conflicts with {given[0]} {given[1]}, which sets it; leave {flag} out")
-        model, source = _rope_model(model_config, checkpoint)
+                raise PosembError(f"{flag} conflicts with {said(named, named.path)}, which sets it; leave {flag} out")
+        model, source = _rope_model(named)
         or_silent(progress).stage(f"rope: every RoPE set, dtype and recipe, over positions 0..{model.ctx - 1:,}")
         return run_model_precision(model, names, source=source)
     else:

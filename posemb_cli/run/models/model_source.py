@@ -1,90 +1,96 @@
 """MODEL, or --config / --checkpoint: the one model a command reads, named once for every command.
 
 A positional MODEL is resolved by ``sources.naming.model_file`` (a path, a Hugging Face id in the
-local cache, ``ollama:NAME``): a model with weights (a GGUF file, weights with the config.json
-beside them, a model directory holding them) is then read exactly as ``--checkpoint`` reads it, a
-config alone as ``--config``. The two flags keep working as before; MODEL together with either is
-refused. While the command runs, a refusal that names the file under ``--config`` or ``--checkpoint``
-names it as MODEL, as the user typed it (``speaking_of``); the report's ``source`` gains ``resolved``:
-the name, the path read and how it was found (``with_resolved``).
+local cache, ``ollama:NAME``) into a ``ModelFile``: a model with weights (a GGUF file, weights with the
+config.json beside them, a model directory holding them) is then read exactly as ``--checkpoint`` reads
+it, a config alone as ``--config``. The two flags give the same object (``flag_model``); MODEL together
+with either is refused. The readers refuse a file with a ``FileError`` about the file alone; here, and
+only here, a refusal is worded with how the user named it (``said``, ``speaking_of``): ``--config PATH``,
+or ``MODEL name (path)`` for a file MODEL named. The report's ``source`` gains ``resolved``: the name, the
+path read and how it was found (``with_resolved``).
 """
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TypeVar
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import ConfigError, FileError, PosembError
 from posemb_cli.run.command_flags import Flags
+from posemb_cli.sources.naming.model_file import MODEL, ModelFile, flag_model
 
-FLAG = "MODEL"
+FLAG = MODEL
 _Report = TypeVar("_Report")
 
-__all__ = ["FLAG", "NamedModel", "model_flags", "name_model", "restated_notes", "speaking_of", "with_resolved"]
+__all__ = ["FLAG", "as_argument", "model_flags", "model_of", "name_model", "said", "speaking_of", "with_resolved"]
 
 
-@dataclass(frozen=True)
-class NamedModel:
-    """A MODEL as typed and as found.
+def said(model: ModelFile, path: str, *, flag: str | None = None) -> str:
+    """How a message names ``path``, a file of ``model``: ``MODEL name (path)`` for a path MODEL named (``MODEL
+    name`` where the path is the name as typed), else the flag and the path.
 
-    Attributes:
-        name: as typed. path: the file or directory read. has_weights: read as --checkpoint (else --config).
-        found: how it was found, in words. config: the config.json read, where there is one.
+    Args:
+        flag: the flag the file is read as where not the model's own (``--config`` for its settings).
     """
-
-    name: str
-    path: str
-    has_weights: bool
-    found: str
-    config: str | None = None
-
-    @property
-    def key(self) -> str:
-        """The flag's parameter it stands for: ``checkpoint`` or ``model_config``."""
-        return "checkpoint" if self.has_weights else "model_config"
-
-    def resolved(self) -> dict:
-        """The JSON ``source.resolved`` object."""
-        return {"name": self.name, "path": self.path, "found": self.found}
-
-    def restate(self, message: str) -> str:
-        """``message`` with ``--config PATH`` / ``--checkpoint PATH`` of this model's files said as MODEL."""
-        paths = {self.path, os.path.abspath(self.path), *(p for p in (self.config,) if p)}
-        if os.path.isdir(self.path):
-            paths.add(os.path.join(self.path, "config.json"))
-        for path in sorted(paths, key=len, reverse=True):
-            # advice to run a command on the model names it as typed: "posemb inspect org/name"
-            whole = rf"--(?:config|checkpoint) {re.escape(path)}(?![\w./-])"  # the path, not a longer one
-            message = re.sub(rf"(posemb [a-z]+ ){whole}", lambda found: found.group(1) + self.name, message)
-            shown = f"{FLAG} {self.name}" + ("" if path == self.name else f" ({path})")
-            message = re.sub(whole, shown.replace("\\", "\\\\"), message)  # a literal replacement
-        return message
+    if model.via == MODEL and (path == model.name or path in model.paths):
+        return f"{MODEL} {model.name}" + ("" if path == model.name else f" ({path})")
+    return f"{flag or model.flag} {path}"
 
 
-def name_model(name: str) -> NamedModel:
-    """Resolve a MODEL; refused (exit 2, one line) when it names nothing posemb reads, saying where it looked."""
+def as_argument(model: ModelFile, path: str, *, flag: str | None = None) -> str:
+    """How a command line names ``path``, a file of ``model``, in advice (``posemb inspect ...``): the name MODEL was
+    typed as, else the flag and the path."""
+    if model.via == MODEL and (path == model.name or path in model.paths):
+        return model.name
+    return f"{flag or model.flag} {path}"
+
+
+def _worded(model: ModelFile, error: FileError) -> PosembError:
+    words = said(model, error.path, flag="--config" if isinstance(error, ConfigError) else None)
+    return PosembError(f"{words}{' ' + error.part if error.part else ''}: {error.detail}")
+
+
+@contextmanager
+def speaking_of(model: ModelFile | None) -> Iterator[None]:
+    """Within: a refusal about one of the model's files names it as the user named it (``said``); a refusal about
+    any other input (an ``--ids`` file) passes as it was raised."""
+    try:
+        yield
+    except FileError as exc:
+        if model is None or not model.holds(exc.path):
+            raise
+        raise _worded(model, exc) from None
+
+
+def name_model(name: str, *, config_needed: bool = False) -> ModelFile:
+    """Resolve a MODEL; refused (exit 2, one line) when it names nothing posemb reads, saying where it looked.
+
+    Args:
+        config_needed: refuse weights without a config.json beside them (else a table alone is read as
+            ``--checkpoint`` reads it).
+    """
     from posemb_cli.sources.naming.model_file import model_file
 
-    found = model_file(name, FLAG, config_needed=False)  # a table alone is read as --checkpoint reads it
-    return NamedModel(name, found.path, found.has_weights, found.found, found.config)
+    try:
+        return model_file(name, config_needed=config_needed)
+    except FileError as exc:
+        raise PosembError(f"{MODEL}{' ' + exc.path if exc.path else ''}: {exc.detail}") from None
 
 
-def model_flags(flags: Flags, *, needs_weights: str | None = None) -> tuple[Flags, NamedModel | None]:
-    """The flags with MODEL standing in for ``--checkpoint`` (weights) or ``--config`` (a config alone).
+def model_of(flags: Flags, *, needs_weights: str | None = None) -> ModelFile | None:
+    """The model MODEL, ``--checkpoint`` or ``--config`` names (``--checkpoint`` where both flags are given, which
+    the command refuses), or None where none is given.
 
     Args:
         needs_weights: the command, for one that reads weights only (``heads``): a config alone is refused.
-
-    Returns:
-        The flags to run with, and the model MODEL named (None when no MODEL was given).
     """
     name = flags.values.get("model")
     if name is None:
-        return flags, None
+        checkpoint, config = flags.values.get("checkpoint"), flags.values.get("model_config")
+        if checkpoint is not None:
+            return flag_model("--checkpoint", checkpoint)
+        return None if config is None else flag_model("--config", config)
     for key, flag in (("model_config", "--config"), ("checkpoint", "--checkpoint")):
         if flags.values.get(key) is not None:
             raise PosembError(f"{FLAG} {name} and {flag} {flags.values[key]} both name a model; give one ({FLAG} "
@@ -94,29 +100,25 @@ def model_flags(flags: Flags, *, needs_weights: str | None = None) -> tuple[Flag
         raise PosembError(f"{FLAG} {name}: {named.found}; {needs_weights} reads the query and key weights: name the "
                           "model with its weights (a model directory holding them, a .safetensors or .bin file with "
                           "its config.json beside it, or a .gguf file)")
-    return flags.replace({**flags.values, named.key: named.path}), named
+    return named
 
 
-@contextmanager
-def speaking_of(named: NamedModel | None) -> Iterator[None]:
-    """Within: a refusal naming the model's files under --config or --checkpoint names it as MODEL instead."""
-    try:
-        yield
-    except PosembError as exc:
-        if named is not None and exc.args:
-            exc.args = (named.restate(str(exc.args[0])), *exc.args[1:])
-        raise
+def model_flags(flags: Flags, *, needs_weights: str | None = None) -> tuple[Flags, ModelFile | None]:
+    """The model the flags name (``model_of``), and the flags with a MODEL's file under its flag's parameter, as the
+    run's ``config`` names the file it read.
+
+    Returns:
+        The flags to run with, and the model (None when none is named).
+    """
+    model = model_of(flags, needs_weights=needs_weights)
+    if model is None or model.via != MODEL:
+        return flags, model
+    return flags.replace({**flags.values, model.key: model.path}), model
 
 
-def restated_notes(note: Callable[[str], None] | None, named: NamedModel | None) -> Callable[[str], None] | None:
-    """``note`` hearing what the run says about the model with its files said as MODEL (as refusals are)."""
-    if note is None or named is None:
-        return note
-    return lambda line: note(named.restate(line))
-
-
-def with_resolved(report: _Report, named: NamedModel | None) -> _Report:
-    """The report with ``resolved`` in its source (each report type says where its source is: ``with_resolved``)."""
-    if named is None:
+def with_resolved(report: _Report, model: ModelFile | None) -> _Report:
+    """The report with ``resolved`` in its source where MODEL named the model (each report type says where its
+    source is: ``with_resolved``)."""
+    if model is None or model.via != MODEL:
         return report
-    return report.with_resolved(named.resolved())  # type: ignore[attr-defined]
+    return report.with_resolved(model.resolved())  # type: ignore[attr-defined]

@@ -36,16 +36,21 @@ def _with_source(report: SchemeReport, loaded: LoadedTable) -> SchemeReport:
     return dataclasses.replace(report, source=loaded)
 
 
-def checkpoint_origins(loaded: LoadedTable) -> dict[str, str]:
-    """Where the checkpoint sets the run's sizes, for a memory refusal to name the file, not --dim or --ctx."""
-    where = f"--checkpoint {loaded.path}"
+def checkpoint_origins(loaded: LoadedTable, where: str | None = None) -> dict[str, str]:
+    """Where the checkpoint sets the run's sizes, for a memory refusal to name the file, not --dim or --ctx.
+
+    Args:
+        where: the checkpoint as the user named it (default ``--checkpoint PATH``).
+    """
+    where = where or f"--checkpoint {loaded.path}"
     return {"dim": where, "ctx": where, **({"vocab": where} if loaded.vocab else {})}
 
 
-def inspect_checkpoint(config: EmbeddingConfig, loaded: LoadedTable, **kwargs) -> InspectReport:
-    """Every diagnostic of ``inspect`` on the checkpoint's table."""
+def inspect_checkpoint(config: EmbeddingConfig, loaded: LoadedTable, *, where: str | None = None,
+                       **kwargs) -> InspectReport:
+    """Every diagnostic of ``inspect`` on the checkpoint's table (``where``: the file as the user named it)."""
     config, (report,) = run_schemes(config, (CHECKPOINT_SCHEME,), tables={CHECKPOINT_SCHEME: loaded.table},
-                                    origins=checkpoint_origins(loaded), **kwargs)
+                                    origins=checkpoint_origins(loaded, where), **kwargs)
     return InspectReport(config={"scheme": CHECKPOINT_SCHEME, **_config_dict(config, loaded)},
                          result=_with_source(report, loaded))
 
@@ -60,8 +65,9 @@ def compare_checkpoint(
     table is unknown, leaves the checkpoint's token figures null.
     """
     names = (CHECKPOINT_SCHEME, *schemes)
+    where = None if real is None else real.said(loaded.path, flag="--checkpoint")
     config, reports = run_schemes(config, names, tables={CHECKPOINT_SCHEME: loaded.table},
-                                  origins=checkpoint_origins(loaded), **kwargs)
+                                  origins=checkpoint_origins(loaded, where), **kwargs)
     reports[0] = _with_source(reports[0], loaded)
     document = CompareReport(config={"schemes": list(names), **_config_dict(config, loaded)}, results=reports)
     if real is None:
@@ -127,9 +133,10 @@ def _finished(result: SchemeReport, model, *, vocab_typed: bool) -> SchemeReport
 def inspect_real_model(config: EmbeddingConfig, model, *, vocab_typed: bool, **kwargs) -> InspectReport:
     """Every diagnostic of ``inspect`` for a classified real model: its table, its RoPE or its formula."""
     if model.loaded is not None:
-        report = inspect_checkpoint(config, model.loaded, **kwargs)
+        report = inspect_checkpoint(config, model.loaded, where=model.said(model.loaded.path, flag="--checkpoint"),
+                                    **kwargs)
     elif model.rope is not None:
-        report = inspect_rope_config(config, model.rope, **kwargs)
+        report = inspect_rope_config(config, model.rope, where=model.said(model.rope.path, flag="--config"), **kwargs)
     elif model.bias is not None:
         from posemb_cli.run.models.relative_bias import inspect_relative_bias
 

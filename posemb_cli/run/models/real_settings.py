@@ -37,17 +37,18 @@ def check_source_flags(*, checkpoint: str | None, key: str | None, position_offs
                           "or a config (RoPE), not both")
 
 
-def refuse_conflicts(typed: Mapping[str, Any], source_flag: str, source: str, settled: Mapping[str, Any]) -> None:
+def refuse_conflicts(typed: Mapping[str, Any], source: str, settled: Mapping[str, Any]) -> None:
     """Refuse a flag the user typed whose value the file settles otherwise.
 
     Args:
         typed: parameter name -> value, for the flags given on the command line or in the environment.
+        source: the file, as the user named it (``--config PATH``, ``MODEL name``).
         settled: parameter name -> the value the file gives it.
     """
     for name, value in settled.items():
         if name in typed and typed[name] != value:
             flag = "--" + name.replace("_", "-")
-            raise PosembError(f"{flag} {typed[name]} conflicts with {source_flag} {source}, which sets it to {value}; "
+            raise PosembError(f"{flag} {typed[name]} conflicts with {source}, which sets it to {value}; "
                               f"leave {flag} out")
 
 
@@ -61,29 +62,29 @@ def refuse_model_settings(real: RealModel, typed: Mapping[str, Any]) -> None:
             flag = "--" + name.replace("_", "-")
             advice = ("; to see the model under another scaling: posemb compare MODEL --scalings yarn:4"
                       if name in _SCALING_SETTINGS else "")
-            raise PosembError(f"{flag} conflicts with {real.flag} {real.path}, which sets the model's "
+            raise PosembError(f"{flag} conflicts with {real.said()}, which sets the model's "
                               f"{'RoPE' if real.rope is not None else 'sinusoidal table'}; leave {flag} out{advice}")
 
 
-def check_source_rows(source_flag: str, source: str, ctx: int, *, max_offset: int, seq_len: int | None) -> None:
-    """Refuse --max-offset or --seq-len that the file's ctx cannot hold, naming the file that set ctx
-    (the user typed no --ctx; a message naming --ctx would point at the wrong flag)."""
+def check_source_rows(source: str, ctx: int, *, max_offset: int, seq_len: int | None) -> None:
+    """Refuse --max-offset or --seq-len that the file's ctx cannot hold, naming the file that set ctx (``source``,
+    as the user named it; the user typed no --ctx, and a message naming --ctx would point at the wrong flag)."""
     from posemb_cli.run.config import require_positive_int
 
     require_positive_int("--max-offset", max_offset)
     if seq_len is not None:
         require_positive_int("--seq-len", seq_len)
     if max_offset >= ctx:
-        raise PosembError(f"--max-offset {max_offset} must be below the {ctx} positions of {source_flag} {source}; "
+        raise PosembError(f"--max-offset {max_offset} must be below the {ctx} positions of {source}; "
                           f"give --max-offset {max(1, ctx - 1)} or less")
     if seq_len is not None and seq_len > ctx:
-        raise PosembError(f"--seq-len {seq_len} exceeds the {ctx} positions of {source_flag} {source}")
+        raise PosembError(f"--seq-len {seq_len} exceeds the {ctx} positions of {source}")
 
 
-def _settle(flags: dict, typed: Mapping[str, Any], source_flag: str, source: str, settled: dict) -> dict:
-    refuse_conflicts(typed, source_flag, source, settled)
+def _settle(flags: dict, typed: Mapping[str, Any], source: str, settled: dict) -> dict:
+    refuse_conflicts(typed, source, settled)
     out = {**flags, **{key: value for key, value in settled.items() if key != "scheme"}}
-    check_source_rows(source_flag, source, out["ctx"], max_offset=out["max_offset"], seq_len=out["seq_len"])
+    check_source_rows(source, out["ctx"], max_offset=out["max_offset"], seq_len=out["seq_len"])
     return out
 
 
@@ -92,7 +93,7 @@ def settle_real_model(real: RealModel, flags: Mapping[str, Any], typed: Mapping[
     scheme (``checkpoint``: no flag of the formula schemes reaches it), whatever --scheme says.
 
     Args:
-        real: the model, as ``--checkpoint`` or ``--config`` named it.
+        real: the model, as MODEL, ``--checkpoint`` or ``--config`` named it.
         flags: every flag's value. typed: the flags the user typed, with their values.
     """
     shape = real_model_shape(real, flags["vocab"], vocab_typed="vocab" in typed, ctx=flags["ctx"])
@@ -107,7 +108,7 @@ def settle_real_model(real: RealModel, flags: Mapping[str, Any], typed: Mapping[
         del settled["ctx"]  # the model states none: --ctx is the user's to give
     if real.vocab is None:
         del settled["vocab"]  # unknown token table: --vocab by hand still works
-    return _settle(dict(flags), typed, real.flag, real.path, settled), shape["scheme"] or CHECKPOINT_SCHEME
+    return _settle(dict(flags), typed, real.said(), settled), shape["scheme"] or CHECKPOINT_SCHEME
 
 
 def settle_checkpoint(real: RealModel, flags: Mapping[str, Any], typed: Mapping[str, Any]) -> dict:
@@ -118,4 +119,4 @@ def settle_checkpoint(real: RealModel, flags: Mapping[str, Any], typed: Mapping[
     settled = {"dim": shape["dim"], "ctx": shape["ctx"], "vocab": real.vocab or shape["vocab"]}
     if real.vocab is None:
         del settled["vocab"]  # unknown token table: --vocab by hand still works
-    return _settle(dict(flags), typed, "--checkpoint", real.path, settled)
+    return _settle(dict(flags), typed, real.said(flag="--checkpoint"), settled)

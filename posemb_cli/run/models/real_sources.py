@@ -5,7 +5,8 @@ sinusoidal) table is read from the weights; RoPE and ALiBi come from the config
 alone; a fixed sinusoidal table with no weights is built from its formula; the
 learned relative-attention bias (T5) is read from the weights with its bucket
 edges from the config beside them; DeBERTa's relative embeddings are refused
-naming the kind. Nothing is guessed.
+naming the kind. Nothing is guessed. The model comes as one ``ModelFile`` (MODEL, ``--config`` or
+``--checkpoint``); a refusal about its files is a ``FileError``, worded by ``model_source.speaking_of``.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import ConfigError, FileError, PosembError
+from posemb_cli.run.models.model_source import as_argument, said, speaking_of
 from posemb_cli.sources.model.kind import ModelKind
 from posemb_cli.sources.model.reading import ModelReading
 from posemb_cli.sources.model.rope_model import RopeModel, rope_model_of
+from posemb_cli.sources.naming.model_file import ModelFile, flag_model
 from posemb_cli.sources.naming.read import read_checkpoint_model, read_model, stored_token_table
 from posemb_cli.sources.weights.position_table import (
     LoadedTable,
@@ -62,9 +65,13 @@ class FormulaModel:
 
 @dataclass(frozen=True)
 class RealModel:
-    """One real model, classified, with what its kind needs loaded. Exactly one of the four is set."""
+    """One real model, classified, with what its kind needs loaded. Exactly one of the four is set.
 
-    flag: str
+    Attributes:
+        model: the model as named. path: the file its kind was read from (its config.json, or the weights).
+    """
+
+    model: ModelFile
     path: str
     kind: ModelKind
     loaded: LoadedTable | None = None
@@ -73,6 +80,15 @@ class RealModel:
     bias: RelativeBiasTable | None = None
     notes: list[str] = field(default_factory=list)
     reading: ModelReading | None = None  # the model's hyperparameters and layers, where a config or header gives them
+
+    @property
+    def flag(self) -> str:
+        """The flag whose reading read it: ``--config`` or ``--checkpoint``."""
+        return self.model.flag
+
+    def said(self, path: str | None = None, *, flag: str | None = None) -> str:
+        """How a message names ``path`` (default: the file its kind was read from), as the user named the model."""
+        return said(self.model, self.path if path is None else path, flag=flag)
 
     @property
     def part(self) -> LoadedTable | RopeModel | FormulaModel | RelativeBiasTable:
@@ -123,12 +139,12 @@ class RealModel:
         return out
 
 
-def _refuse_relative(kind: ModelKind, flag: str, path: str) -> PosembError:
+def _refuse_relative(kind: ModelKind, flag: str, path: str) -> FileError:
     if flag == "--config":
-        return PosembError(f"--config {path}: this model uses {kind.label} ({kind.decided_by}); its weights are "
-                           f"needed: pass the model directory with --checkpoint DIR")
-    return PosembError(f"--checkpoint {path}: this model uses {kind.label} ({kind.decided_by}); posemb analyses "
-                       f"absolute tables, RoPE, ALiBi and T5's relative bias, not {kind.kind}")
+        return FileError(path, f"this model uses {kind.label} ({kind.decided_by}); its weights are needed: pass the "
+                               "model directory with --checkpoint DIR")
+    return FileError(path, f"this model uses {kind.label} ({kind.decided_by}); posemb analyses absolute tables, RoPE, "
+                           f"ALiBi and T5's relative bias, not {kind.kind}")
 
 
 def _formula(kind: ModelKind, file: str, scheme: str) -> FormulaModel:
@@ -136,15 +152,15 @@ def _formula(kind: ModelKind, file: str, scheme: str) -> FormulaModel:
     width_field, width = kind.width()
     ctx_field, ctx = kind.ctx()
     if width is None:
-        raise PosembError(f"--config {file}: {kind.model_type}: no model width (hidden_size, d_model, n_embd) found")
+        raise ConfigError(file, f"{kind.model_type}: no model width (hidden_size, d_model, n_embd) found")
     if scheme == "alibi":
         if heads is None:
-            raise PosembError(f"--config {file}: {kind.model_type} uses ALiBi but no head count "
-                              f"(num_attention_heads, n_head, n_heads) is given")
+            raise ConfigError(file, f"{kind.model_type} uses ALiBi but no head count (num_attention_heads, n_head, "
+                                    "n_heads) is given")
         if width % heads:
-            raise PosembError(f"--config {file}: {width_field} {width} is not a multiple of {heads_field} {heads}")
+            raise ConfigError(file, f"{width_field} {width} is not a multiple of {heads_field} {heads}")
     elif ctx is None:
-        raise PosembError(f"--config {file}: max_position_embeddings is missing (the sinusoidal table's rows)")
+        raise ConfigError(file, "max_position_embeddings is missing (the sinusoidal table's rows)")
     return FormulaModel(path=file, kind=kind, scheme=scheme, dim=width, ctx=ctx,
                         heads=heads if scheme == "alibi" else None, vocab=kind.vocab(), ctx_field=ctx_field)
 
@@ -153,81 +169,90 @@ def _has_weights(folder: str) -> bool:
     return any(os.path.isfile(os.path.join(folder, name)) for name in _WEIGHT_FILES)
 
 
-def from_config(path: str) -> RealModel:
+def _table_beside(model: ModelFile, file: str, kind: ModelKind, reading: ModelReading) -> RealModel:
+    """A learned table read from the weights beside the config: the file opened as the config's, its table read as
+    ``--checkpoint`` reads one."""
+    folder = os.path.dirname(os.path.abspath(file))
+    tensors = open_tensor_file(folder)
+    tables = position_tables(tensors)
+    if len(tables) > 1:
+        raise FileError(file, f"this model has several position tables ({', '.join(tables)}); pick one with "
+                              f"--checkpoint {folder} --key NAME")
+    with speaking_of(flag_model("--checkpoint", folder)):
+        loaded = load_checkpoint(folder, tensors=tensors, kind=kind)
+    return RealModel(model, file, kind, loaded=loaded,  # the reading with the token table as stored
+                     notes=[f"{kind.label}: read from the weights beside {file}"],
+                     reading=dataclasses.replace(reading, token_table=stored_token_table(tensors, reading.hidden_size)))
+
+
+def from_config(model: ModelFile) -> RealModel:
     """``--config PATH``: the kind from config.json; a learned table from weights beside it, when there."""
-    reading = read_model(path)
+    reading = read_model(model.path)
     file, kind = reading.path, reading.kind
     if kind.kind == "rope":
-        return RealModel("--config", file, kind, rope=rope_model_of(reading), reading=reading)
+        return RealModel(model, file, kind, rope=rope_model_of(reading), reading=reading)
     if kind.kind == "alibi":
-        return RealModel("--config", file, kind, formula=_formula(kind, file, "alibi"), reading=reading)
+        return RealModel(model, file, kind, formula=_formula(kind, file, "alibi"), reading=reading)
     if kind.kind in ("relative_bias", "relative_embeddings"):
         raise _refuse_relative(kind, "--config", file)
-    folder = os.path.dirname(os.path.abspath(file))
-    if _has_weights(folder):
-        tensors = open_tensor_file(folder, flag="--config")
-        tables = position_tables(tensors)
-        if len(tables) > 1:
-            raise PosembError(f"--config {file}: this model has several position tables ({', '.join(tables)}); "
-                              f"pick one with --checkpoint {folder} --key NAME")
-        loaded = load_checkpoint(folder, tensors=tensors, kind=kind)
-        return RealModel("--config", file, kind, loaded=loaded,  # the reading with the token table as stored
-                         notes=[f"{kind.label}: read from the weights beside {file}"],
-                         reading=dataclasses.replace(
-                             reading, token_table=stored_token_table(tensors, reading.hidden_size)))
+    if _has_weights(os.path.dirname(os.path.abspath(file))):
+        return _table_beside(model, file, kind, reading)
     if kind.kind == "sinusoidal":
-        return RealModel("--config", file, kind, formula=_formula(kind, file, "sinusoidal"), reading=reading)
-    raise PosembError(f"--config {file}: this model uses a learned position table; pass the weights with "
-                      f"--checkpoint (kind from {kind.decided_by})")
+        return RealModel(model, file, kind, formula=_formula(kind, file, "sinusoidal"), reading=reading)
+    raise FileError(file, f"this model uses a learned position table; pass the weights with --checkpoint (kind from "
+                          f"{kind.decided_by})")
 
 
-def from_checkpoint(path: str, *, key: str | None, position_offset: int | None) -> RealModel:
+def from_checkpoint(model: ModelFile, *, key: str | None, position_offset: int | None) -> RealModel:
     """``--checkpoint PATH``: with a config.json beside the weights the architecture decides."""
+    path = model.path
     tensors = open_tensor_file(path)
     kind = model_kind_of(tensors)
     if kind is not None and kind.kind in ("rope", "alibi"):
         for flag, value in (("--key", key), ("--position-offset", position_offset)):
             if value is not None:
-                raise PosembError(f"{flag}: --checkpoint {path} is a model using {kind.label} "
+                raise PosembError(f"{flag}: {said(model, path)} is a model using {kind.label} "
                                   f"({kind.decided_by}), which has no position table")
         reading = read_checkpoint_model(tensors, path)  # a .gguf file holds its own; other weights need a config
         if reading is None:
-            raise PosembError(f"--checkpoint {path}: this model uses {kind.label} ({kind.decided_by}); pass its "
-                              f"config.json with --config")
-        note = (f"--checkpoint {path}: {kind.label} ({kind.decided_by}) acts inside attention, no position table; "
+            raise FileError(path, f"this model uses {kind.label} ({kind.decided_by}); pass its config.json with "
+                                  "--config")
+        note = (f"{said(model, path)}: {kind.label} ({kind.decided_by}) acts inside attention, no position table; "
                 f"analysed from its {'GGUF metadata' if reading.format == 'gguf' else 'config.json'}")
         if kind.kind == "rope":
-            return RealModel("--checkpoint", path, reading.kind, rope=rope_model_of(reading), notes=[note],
-                             reading=reading)
+            return RealModel(model, path, reading.kind, rope=rope_model_of(reading), notes=[note], reading=reading)
         formula = _formula(reading.kind, reading.path, "alibi")
-        return RealModel("--checkpoint", path, reading.kind, formula=formula, notes=[note], reading=reading)
+        return RealModel(model, path, reading.kind, formula=formula, notes=[note], reading=reading)
     if kind is not None and kind.kind == "relative_bias":
         if position_offset is not None:
-            raise PosembError(f"--position-offset: --checkpoint {path} is a model using {kind.label} "
+            raise PosembError(f"--position-offset: {said(model, path)} is a model using {kind.label} "
                               f"({kind.decided_by}), which has no position table")
-        return RealModel("--checkpoint", path, kind, bias=read_relative_bias(path, tensors, kind, key=key),
+        return RealModel(model, path, kind, bias=read_relative_bias(path, tensors, kind, key=key),
                          reading=read_checkpoint_model(tensors, path))
     if kind is not None and kind.kind == "relative_embeddings":
         raise _refuse_relative(kind, "--checkpoint", path)
     loaded = load_checkpoint(path, key=key, position_offset=position_offset, tensors=tensors, kind=kind)
-    return RealModel("--checkpoint", path, kind or ModelKind("learned", f"tensor name {loaded.key!r}"),
+    return RealModel(model, path, kind or ModelKind("learned", f"tensor name {loaded.key!r}"),
                      loaded=loaded, reading=read_checkpoint_model(tensors, path))
 
 
-def open_real_model(*, checkpoint: str | None, model_config: str | None, key: str | None = None,
+def open_real_model(*, model: ModelFile | None, key: str | None = None,
                     position_offset: int | None = None) -> RealModel | None:
-    """The real model named by ``--checkpoint`` or ``--config``, or None when neither is given."""
-    if checkpoint is not None:
-        return from_checkpoint(checkpoint, key=key, position_offset=position_offset)
-    if model_config is not None:
-        return from_config(model_config)
-    return None
+    """The real model named by MODEL, ``--checkpoint`` or ``--config`` (read as the flag it stands for reads it),
+    or None when none is named."""
+    if model is None:
+        return None
+    if model.flag == "--checkpoint":
+        return from_checkpoint(model, key=key, position_offset=position_offset)
+    return from_config(model)
 
 
-def table_of_checkpoint(path: str, *, key: str | None, position_offset: int | None, command: str) -> RealModel:
+def table_of_checkpoint(model: ModelFile, *, key: str | None, position_offset: int | None,
+                        command: str) -> RealModel:
     """``--checkpoint`` for a command that reads position tables only: other kinds are refused by name."""
-    model = from_checkpoint(path, key=key, position_offset=position_offset)
-    if model.loaded is None:
-        raise PosembError(f"--checkpoint {path}: this model uses {model.kind.label} ({model.kind.decided_by}), "
-                          f"no position table for {command}; analyse it with posemb inspect --checkpoint {path}")
-    return model
+    real = from_checkpoint(model, key=key, position_offset=position_offset)
+    if real.loaded is None:
+        path, advice = model.path, as_argument(model, model.path, flag="--checkpoint")
+        raise FileError(path, f"this model uses {real.kind.label} ({real.kind.decided_by}), no position table for "
+                              f"{command}; analyse it with posemb inspect {advice}")
+    return real

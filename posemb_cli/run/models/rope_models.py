@@ -50,9 +50,13 @@ def rope_settings(config: EmbeddingConfig, model: RopeModel, *, ctx: int | None 
         high_freq_factor=s.high_freq_factor, attention_factor=s.attention_factor if flag_kind else None, heads=1)
 
 
-def config_origins(model: RopeModel) -> dict[str, str]:
-    """Where a config sets the run's sizes: its fields, named for a memory refusal."""
-    where = f"--config {model.path}"
+def config_origins(model: RopeModel, where: str | None = None) -> dict[str, str]:
+    """Where a config sets the run's sizes: its fields, named for a memory refusal.
+
+    Args:
+        where: the config as the user named it (default ``--config PATH``).
+    """
+    where = where or f"--config {model.path}"
     return {"dim": f"{where}: head_dim", "ctx": f"{where}: max_position_embeddings",
             **({"vocab": f"{where}: vocab_size"} if model.vocab else {})}
 
@@ -81,12 +85,13 @@ def model_rope_builder(model: RopeModel, ctx: int | None = None):
     return build_model_rope
 
 
-def _inspect_one(config: EmbeddingConfig, model: RopeModel, **kwargs) -> InspectReport:
+def _inspect_one(config: EmbeddingConfig, model: RopeModel, where: str | None, **kwargs) -> InspectReport:
     from posemb_cli.run.analysis import inspect
 
     distance = model.attends.distance
     report = inspect(rope_settings(config, model, ctx=distance), "rope",
-                     builders={"rope": model_rope_builder(model, distance)}, origins=config_origins(model), **kwargs)
+                     builders={"rope": model_rope_builder(model, distance)}, origins=config_origins(model, where),
+                     **kwargs)
     s = model.scaling
     settings = {} if s.kind in SCALING_KINDS else {
         "rope_scaling": s.kind, "rope_factor": s.factor, "original_ctx": s.original_ctx,
@@ -96,12 +101,16 @@ def _inspect_one(config: EmbeddingConfig, model: RopeModel, **kwargs) -> Inspect
         result=dataclasses.replace(report.result, source=model))
 
 
-def inspect_rope_config(config: EmbeddingConfig, model: RopeModel, **kwargs) -> InspectReport:
+def inspect_rope_config(config: EmbeddingConfig, model: RopeModel, *, where: str | None = None,
+                        **kwargs) -> InspectReport:
     """The rope scheme with the model's head size, base, context and scaling: every diagnostic, no weights.
 
     Per-layer-type configs: one analysis per layer type, all under the result's ``layer_types``.
+
+    Args:
+        where: the config as the user named it, for a refusal (default ``--config PATH``).
     """
-    reports = [_inspect_one(config, one, **kwargs) for one in model.layer_types()]
+    reports = [_inspect_one(config, one, where, **kwargs) for one in model.layer_types()]
     first = reports[0]
     if model.layer_type is None and not model.others:
         return first

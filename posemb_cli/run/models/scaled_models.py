@@ -115,7 +115,8 @@ def _lead(reading: ModelReading, trained: list[TrainedSet]) -> TrainedSet:
     return next(one for one in trained if one.rope.name == name)
 
 
-def _refuse(reading: ModelReading, choice: ScalingChoice, path: str) -> None:
+def _refuse(reading: ModelReading, choice: ScalingChoice, source: str) -> None:
+    """Refuse a scaling the model cannot take, naming the model as ``source`` (as the user named it)."""
     from posemb_cli.sources.model.rope_loaders import cannot_load
 
     why = cannot_load(reading.model_type, choice.name)
@@ -123,10 +124,10 @@ def _refuse(reading: ModelReading, choice: ScalingChoice, path: str) -> None:
         raise PosembError(f"--scalings {choice.label}: {why}")
     for one in reading.rope_sets:
         if one.scaling.kind in _UNRESTATED:
-            raise PosembError(f"--scalings {choice.label}: {path}: RoPE set {one.name} uses {one.scaling.kind} "
+            raise PosembError(f"--scalings {choice.label}: {source}: RoPE set {one.name} uses {one.scaling.kind} "
                               "scaling, which no transformers rope_parameters block restates")
         if choice.name == "longrope" and one.scaling.kind != "longrope":
-            raise PosembError(f"--scalings {choice.label}: {path}: the model carries no LongRoPE factors "
+            raise PosembError(f"--scalings {choice.label}: {source}: the model carries no LongRoPE factors "
                               "(short_factor and long_factor)")
 
 
@@ -142,7 +143,7 @@ def scaled_model(real: RealModel, choice: ScalingChoice) -> tuple[RealModel, dic
 
     reading = real.reading
     if real.rope is None or reading is None or reading.kind.kind != "rope":
-        raise PosembError(f"--scalings: {real.flag} {real.path} uses {real.kind.label} ({real.kind.decided_by}); "
+        raise PosembError(f"--scalings: {real.said()} uses {real.kind.label} ({real.kind.decided_by}); "
                           "a scaling stretches RoPE, and this model has none")
     if choice.factor is None:
         return real, {"name": "none", "label": "none", "factor": None, "rope_parameters": None,
@@ -151,7 +152,7 @@ def scaled_model(real: RealModel, choice: ScalingChoice) -> tuple[RealModel, dic
                       "kept_sets": [one.name for one in reading.rope_sets],
                       "relative_to": f"the model as published, its own blocks read as they are, over "
                                      f"{real.rope.ctx:,} positions"}
-    _refuse(reading, choice, f"{real.flag} {real.path}")
+    _refuse(reading, choice, real.said())
     published = trained_sets(reading, reading.context or 1, real.flag)
     lead = _lead(reading, published)
     per_set = {one.rope.name: one.parameters for one in published}

@@ -76,7 +76,7 @@ def quiet() -> Iterator[None]:
 def _gguf_architecture(files: ModelFiles) -> str:
     from posemb_cli.sources.gguf.file import gguf_reader
 
-    return str(gguf_reader(files.source, "MODEL").metadata.get("general.architecture", "unknown"))
+    return str(gguf_reader(files.source).metadata.get("general.architecture", "unknown"))
 
 
 def read_config(files: ModelFiles) -> Any:

@@ -2,7 +2,7 @@
 
 Python's parser recurses once per nesting level, so a file of 100,000 ``[``
 would end in RecursionError, and a 10 GiB file in MemoryError; both are
-refused here, naming the flag and file, with what the limit is. Below the size
+refused here, naming the file, with what the limit is. Below the size
 limit, the Python objects a text parses into can still take 40 times its bytes
 (50 MB of ``{},`` is 1.2 GB of empty dicts): ``parse_bytes`` estimates them from
 the text before parsing, and a text whose estimate is past the memory this
@@ -20,7 +20,7 @@ import json
 import os
 import re
 
-from posemb_cli.errors import PosembError, brief
+from posemb_cli.errors import FileError, brief
 from posemb_cli.sources.bounds.import_reserve import torch_import_reserve
 from posemb_cli.sources.bounds.limits import (
     MAX_JSON_BYTES,
@@ -67,23 +67,23 @@ def parse_bytes(data: bytes) -> int:
             + per_byte * len(data))
 
 
-def refuse_large_json(what: str, size: int | None) -> PosembError:
+def refuse_large_json(what: str, size: int | None) -> FileError:
     """The refusal for JSON past MAX_JSON_BYTES; ``size`` None means a stream that went past it."""
     amount = format_bytes(size) if size is not None else f"more than {format_bytes(MAX_JSON_BYTES)}"
     parse = format_bytes((size or MAX_JSON_BYTES) * JSON_EXPANSION)
-    return PosembError(f"{what}: {amount} of JSON is over the {format_bytes(MAX_JSON_BYTES)} limit (parsing it "
-                       f"would need {'about' if size is not None else 'more than'} {parse})")
+    return FileError(what, f"{amount} of JSON is over the {format_bytes(MAX_JSON_BYTES)} limit (parsing it would "
+                           f"need {'about' if size is not None else 'more than'} {parse})")
 
 
 def parse_json(data: bytes, what: str, *, hint: str = "") -> object:
     """Parse ``data`` (UTF-8, a byte-order mark allowed) after checking its depth.
 
     Args:
-        what: the flag and file to name in a refusal, e.g. ``--config path/config.json``.
+        what: the file to name in a refusal (or, for an input that is no model's file, its flag and file).
         hint: what a readable file holds, added to the refusal of unreadable bytes.
 
     Raises:
-        PosembError: its objects would not fit in the memory free (beside torch's libraries, under an
+        FileError: its objects would not fit in the memory free (beside torch's libraries, under an
             address-space limit, where torch is still to be imported), nested deeper than MAX_JSON_DEPTH, not
             UTF-8, or not JSON.
     """
@@ -93,15 +93,15 @@ def parse_json(data: bytes, what: str, *, hint: str = "") -> object:
     _require_room_beside_torch(what, needed, detail)
     depth = json_depth(data)
     if depth > MAX_JSON_DEPTH:
-        raise PosembError(f"{what}: JSON nested {depth} levels deep; at most {MAX_JSON_DEPTH} levels are read")
+        raise FileError(what, f"JSON nested {depth} levels deep; at most {MAX_JSON_DEPTH} levels are read")
     try:
         return json.loads(data.decode("utf-8-sig"))
     except MemoryError:
-        raise PosembError(f"{what}: reading it ran out of memory ({detail}, estimated at about "
-                          f"{format_bytes(needed)}); give a smaller file") from None
+        raise FileError(what, f"reading it ran out of memory ({detail}, estimated at about {format_bytes(needed)}); "
+                              "give a smaller file") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # ValueError: JSONDecodeError, an int too long
         detail = hint or f"not readable JSON ({brief(exc)})"
-        raise PosembError(f"{what}: {detail}") from None
+        raise FileError(what, detail) from None
 
 
 def _require_room_beside_torch(what: str, needed: int, detail: str) -> None:
@@ -109,9 +109,9 @@ def _require_room_beside_torch(what: str, needed: int, detail: str) -> None:
     room, reserve = process_headroom(), torch_import_reserve()
     if room is None or not reserve or needed + reserve <= room[0]:
         return
-    raise PosembError(f"{what}: reading it needs about {format_bytes(needed)} ({detail}), kept while torch's "
-                      f"libraries are mapped beside it ({format_bytes(reserve)}), but {format_bytes(room[0])} is "
-                      f"left under {room[1]}; give a smaller file")
+    raise FileError(what, f"reading it needs about {format_bytes(needed)} ({detail}), kept while torch's libraries "
+                          f"are mapped beside it ({format_bytes(reserve)}), but {format_bytes(room[0])} is left under "
+                          f"{room[1]}; give a smaller file")
 
 
 def read_json_file(path: str, what: str) -> object:
@@ -123,7 +123,7 @@ def read_json_file(path: str, what: str) -> object:
                 raise refuse_large_json(what, size)
             data = handle.read(MAX_JSON_BYTES + 1)  # a special file reports size 0: read at most the limit
     except OSError as exc:
-        raise PosembError(f"{what}: cannot be read ({exc.strerror or exc})") from None
+        raise FileError(what, f"cannot be read ({exc.strerror or exc})") from None
     if len(data) > MAX_JSON_BYTES:
         raise refuse_large_json(what, None)
     return parse_json(data, what)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 
 __all__ = ["MAX_COUNT", "MAX_COUNT_TEXT", "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "cpu_available_bytes", "format_bytes",
            "process_headroom", "require_mapping", "require_memory"]
@@ -89,13 +89,14 @@ def cpu_available_bytes() -> int | None:
     return min(bounds) if bounds else None
 
 
-def require_memory(what: str, needed: int, *, detail: str = "") -> None:
-    """Refuse, naming ``what`` (a flag and file), when reading it needs more memory than is free.
+def require_memory(what: str, needed: int, *, detail: str = "", about: str = "") -> None:
+    """Refuse (``FileError`` about ``what``) when reading it needs more memory than is free.
 
     Args:
-        what: the origin to name, e.g. ``--checkpoint big.safetensors: tensor 'wpe.weight'``.
+        what: the file to name (or, for an input that is no model's file, its flag and file: ``--ids ids.npy``).
         needed: bytes the read and its first copy take.
         detail: what the estimate is made of, e.g. ``[1048576, 16384] float32``.
+        about: the part of the file read, e.g. ``tensor 'wpe.weight'``.
     """
     free = cpu_available_bytes()
     if free is not None and needed > free:
@@ -103,8 +104,8 @@ def require_memory(what: str, needed: int, *, detail: str = "") -> None:
         room = process_headroom()
         left = (f"{format_bytes(free)} is left under {room[1]}" if room is not None and room[0] <= free
                 else f"{format_bytes(free)} is free")
-        raise PosembError(f"{what}: reading it needs about {format_bytes(needed)}{made_of} but {left}; "
-                          "give a smaller file")
+        raise FileError(what, f"{about + ': ' if about else ''}reading it needs about {format_bytes(needed)}"
+                              f"{made_of} but {left}; give a smaller file")
 
 
 def require_mapping(what: str, size: int) -> None:
@@ -114,5 +115,5 @@ def require_mapping(what: str, size: int) -> None:
     """
     room = process_headroom()
     if room is not None and size > room[0]:
-        raise PosembError(f"{what}: mapping its {format_bytes(size)} into memory needs that much address space "
-                          f"but {format_bytes(room[0])} is left under {room[1]}; give a smaller file")
+        raise FileError(what, f"mapping its {format_bytes(size)} into memory needs that much address space but "
+                              f"{format_bytes(room[0])} is left under {room[1]}; give a smaller file")

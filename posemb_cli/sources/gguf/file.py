@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 
 if TYPE_CHECKING:
     from posemb_cli.sources.gguf.header import GGUFHeader
@@ -26,17 +26,17 @@ INSTALL_HINT = "reading .gguf files needs the gguf package: pip install 'posemb[
 __all__ = ["INSTALL_HINT", "gguf_reader", "metadata", "open_gguf", "tensor_shape", "tensor_values"]
 
 
-def gguf_reader(path: str, flag: str) -> GGUFHeader:
+def gguf_reader(path: str) -> GGUFHeader:
     """The file's header (``sources.gguf_header``; tensors memory-mapped, read only when touched)."""
     try:
         import gguf  # noqa: F401 - the package's type codes and dequantisers
     except ImportError:
-        raise PosembError(f"{flag} {path}: {INSTALL_HINT}") from None
+        raise FileError(path, INSTALL_HINT) from None
     try:
         stat = os.stat(path)
         return _header(os.path.realpath(path), stat.st_mtime_ns, stat.st_size)
     except (ValueError, OSError, IndexError, KeyError, OverflowError) as exc:
-        raise PosembError(f"{flag} {path}: not a readable GGUF file ({exc})") from None
+        raise FileError(path, f"not a readable GGUF file ({exc})") from None
 
 
 @functools.lru_cache(maxsize=2)
@@ -71,11 +71,11 @@ def tensor_values(tensor) -> list[float]:
     return [float(v) for v in dequantized(tensor).reshape(-1)]
 
 
-def open_gguf(path: str, flag: str) -> tuple[dict, Callable[[str], object], ModelKind]:
+def open_gguf(path: str) -> tuple[dict, Callable[[str], object], ModelKind]:
     """The GGUF file's tensors for a TensorFile: (shapes, read(name), the model's kind)."""
     from posemb_cli.sources.gguf.rules import gguf_kind
 
-    reader = gguf_reader(path, flag)
+    reader = gguf_reader(path)
     tensors = {tensor.name: tensor for tensor in reader.tensors}
     shapes = {name: tensor_shape(tensor) for name, tensor in tensors.items()}
 
@@ -85,5 +85,5 @@ def open_gguf(path: str, flag: str) -> tuple[dict, Callable[[str], object], Mode
 
         return torch.from_numpy(np.array(dequantized(tensors[name]), dtype=np.float32, copy=True))
 
-    kind = gguf_kind(metadata(reader).get("general.architecture"), tensors, path, flag)
+    kind = gguf_kind(metadata(reader).get("general.architecture"), tensors, path)
     return shapes, read, kind

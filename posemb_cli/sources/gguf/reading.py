@@ -21,7 +21,7 @@ import dataclasses
 from typing import Any
 
 from posemb_cli.core.wording import ordinal
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 from posemb_cli.sources.gguf import rules as rules_of
 from posemb_cli.sources.gguf.file import gguf_reader, metadata, tensor_shape, tensor_values
 from posemb_cli.sources.gguf.header import GGUFHeader
@@ -40,12 +40,12 @@ __all__ = ["read_gguf"]
 class _Meta:
     """The metadata of one architecture, read with messages that name the file and key."""
 
-    def __init__(self, path: str, flag: str, arch: str, values: dict, reader: GGUFHeader):
-        self.path, self.flag, self.arch, self.values, self.reader = path, flag, arch, values, reader
+    def __init__(self, path: str, arch: str, values: dict, reader: GGUFHeader):
+        self.path, self.arch, self.values, self.reader = path, arch, values, reader
         self.said = {"global": f"{arch}.rope.freq_base"}  # what gave each RoPE set its base
 
-    def fail(self, key: str, why: str) -> PosembError:
-        return PosembError(f"{self.flag} {self.path}: {self.arch}.{key} {why}")
+    def fail(self, key: str, why: str) -> FileError:
+        return FileError(self.path, f"{self.arch}.{key} {why}")
 
     def get(self, key: str):
         return self.values.get(f"{self.arch}.{key}")
@@ -71,12 +71,11 @@ def _scaling(meta: _Meta, tensors: dict, rules: list[str]) -> dict:
         raise meta.fail("rope.scaling.type", f"{kind!r} is not supported for GGUF; known: {', '.join(_SCALING_TYPES)}")
     if (divisors is not None or long is not None) and kind not in (None, "none"):
         tensor = "rope_freqs.weight" if divisors is not None else "rope_factors_long.weight"
-        raise PosembError(f"{meta.flag} {meta.path}: tensor {tensor} together with {meta.arch}.rope.scaling.type "
-                          f"{kind!r} is not modelled")
+        raise FileError(meta.path, f"tensor {tensor} together with {meta.arch}.rope.scaling.type {kind!r} is not "
+                                   "modelled")
     if long is not None or short is not None:
         if long is None or short is None:
-            raise PosembError(f"{meta.flag} {meta.path}: only one of rope_factors_long/short.weight: LongRoPE "
-                              "needs both")
+            raise FileError(meta.path, "only one of rope_factors_long/short.weight: LongRoPE needs both")
         if attention is None:
             rules.append(f"no {meta.arch}.rope.scaling.attn_factor: llama.cpp scales cos/sin by 1")
         return {"rope_type": "longrope", "short_factor": tensor_values(short),
@@ -194,15 +193,15 @@ def _fields(meta: _Meta, tensors: dict, kind: ModelKind, rules: list[str]) -> di
     return {key: value for key, value in fields.items() if value is not None}
 
 
-def read_gguf(path: str, flag: str = "--config", *, lenient: bool = False) -> ModelReading:
+def read_gguf(path: str, *, lenient: bool = False) -> ModelReading:
     """Read a GGUF file's header (and its small RoPE factor tensors) into the model's reading."""
-    reader = gguf_reader(path, flag)
+    reader = gguf_reader(path)
     values = metadata(reader)
     tensors = {tensor.name: tensor for tensor in reader.tensors}
     arch = values.get("general.architecture")
-    kind = rules_of.gguf_kind(arch, tensors, path, flag)
+    kind = rules_of.gguf_kind(arch, tensors, path)
     assert isinstance(arch, str)  # gguf_kind refused a file without one
-    meta, rules = _Meta(path, flag, arch, values, reader), list[str]()
+    meta, rules = _Meta(path, arch, values, reader), list[str]()
     fields = _fields(meta, tensors, kind, rules)
     kind = dataclasses.replace(kind, fields=fields)
     token = tensors.get("token_embd.weight")
@@ -210,7 +209,7 @@ def read_gguf(path: str, flag: str = "--config", *, lenient: bool = False) -> Mo
     token_table = (shape[0], shape[1]) if len(shape) == 2 else None
     if token_table is not None and "vocab_size" not in fields:
         fields["vocab_size"] = token_table[0]
-    reading = read_config(path, fields, flag=flag, file_format="gguf", lenient=lenient, family_rules=False,
+    reading = read_config(path, fields, file_format="gguf", lenient=lenient, family_rules=False,
                           rules=tuple(rules), token_table=token_table,
                           qk_interleaved=kind.kind == "rope" and arch in rules_of.PERMUTED_ARCHS, kind=kind)
     defaulted = meta.said["global"].startswith("no ")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 from posemb_cli.sources.model.kind import ModelKind
 
 # llama_model_rope_type: NORM rotates (2i, 2i + 1), NEOX (i, i + n_rot / 2), MROPE is NEOX by sections.
@@ -79,10 +79,10 @@ def sliding_layers(count: int, pattern: int | list) -> list[bool]:
     return [pattern == 0 or il % pattern < pattern - 1 for il in range(count)]
 
 
-def gguf_kind(arch: str | None, tensor_names, path: str, flag: str) -> ModelKind:
+def gguf_kind(arch: str | None, tensor_names, path: str) -> ModelKind:
     """What a GGUF model uses for position: its tensors and llama.cpp's handling of its architecture."""
     if not isinstance(arch, str):
-        raise PosembError(f"{flag} {path}: general.architecture is missing from the GGUF metadata")
+        raise FileError(path, "general.architecture is missing from the GGUF metadata")
     if "position_embd.weight" in tensor_names:
         return ModelKind("learned", "GGUF tensor 'position_embd.weight'", arch, {}, path)
     if arch in ALIBI_ARCHS:
@@ -93,4 +93,4 @@ def gguf_kind(arch: str | None, tensor_names, path: str, flag: str) -> ModelKind
         return ModelKind("rope", f"GGUF general.architecture {arch!r}: llama.cpp rotates it ({style})", arch, {}, path)
     if arch in ("t5", "t5encoder"):
         return ModelKind("relative_bias", f"GGUF general.architecture {arch!r}", arch, {}, path)
-    raise PosembError(f"{flag} {path}: GGUF architecture {arch!r}: posemb does not know how llama.cpp positions it")
+    raise FileError(path, f"GGUF architecture {arch!r}: posemb does not know how llama.cpp positions it")

@@ -9,7 +9,7 @@ written as ``null`` is not absent: it stays null, as transformers keeps it).
 Only fields posemb reads are listed, each with the default its class declares (before
 the class's ``__post_init__``, whose rules ``layer_rules`` applies). ``rope_theta`` is
 the class's ``default_theta``: the base of a file that states none (per layer type for
-Gemma 3). tests/sources/test_class_defaults.py holds every entry equal to transformers'
+Gemma 3). tests/sources/hf_config/test_class_defaults.py holds every entry equal to transformers'
 own classes, so the table cannot drift from them.
 """
 

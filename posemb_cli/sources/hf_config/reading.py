@@ -165,7 +165,7 @@ def _rope(model: Fields, file_format: str, model_type: str | None, count: int | 
     return heads, head_dim, sets, records, rules
 
 
-def read_config(file: str, top: dict, *, flag: str = "--config", file_format: str = "config.json",
+def read_config(file: str, top: dict, *, file_format: str = "config.json",
                 lenient: bool = False, family_rules: bool = True, rules: tuple[str, ...] = (),
                 token_table: tuple[int, int] | None = None, qk_interleaved: bool = False,
                 kind: ModelKind | None = None) -> ModelReading:
@@ -173,13 +173,13 @@ def read_config(file: str, top: dict, *, flag: str = "--config", file_format: st
 
     Args:
         file: the file read, for messages. top: its whole JSON object (or a GGUF file's translated fields).
-        flag: the flag that named it. file_format: ``config.json`` or ``gguf``.
+        file_format: ``config.json`` or ``gguf``.
         lenient: record refusals in ``problems`` instead of raising (posemb doctor).
         family_rules: apply transformers' per-family defaults where the file is silent (False for GGUF).
         rules: rules the caller already applied (a GGUF file's llama.cpp rules).
         token_table: (rows, width) of the token table where the caller saw it in the weights.
     """
-    kind = kind or classify_config(top, file, flag)
+    kind = kind or classify_config(top, file)
     model = text_fields(file, top)
     model_type = top.get("model_type") if isinstance(top.get("model_type"), str) else None
     model, defaulted = with_class_defaults(model, text_family(top, model)) if family_rules else (model, [])

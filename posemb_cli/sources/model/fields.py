@@ -9,15 +9,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import ConfigError
 from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 __all__ = ["Fields", "config_error"]
 
 
-def config_error(path: str, field: str, why: str) -> PosembError:
-    """``--config PATH: FIELD WHY`` as the exit-2 error."""
-    return PosembError(f"--config {path}: {field} {why}")
+def config_error(path: str, field: str, why: str) -> ConfigError:
+    """``PATH: FIELD WHY`` as the exit-2 error, a setting of the config refused."""
+    return ConfigError(path, f"{field} {why}")
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Fields:
     def has(self, name: str) -> bool:
         return self.values.get(name) is not None
 
-    def fail(self, name: str, why: str) -> PosembError:
+    def fail(self, name: str, why: str) -> ConfigError:
         return config_error(self.path, self.prefix + name, why)
 
     def number(self, name: str, *, default=None, integer: bool = False, positive: bool = True):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError, PosembError
 from posemb_cli.sources.model import families as fam
 
 _ROPE_FIELDS = ("rope_theta", "rope_scaling", "rope_parameters", "rotary_pct", "rotary_emb_base",
@@ -51,6 +51,8 @@ class ModelKind:
         model_type: the config's ``model_type`` (None for a bare weights file).
         fields: the config's fields (the text model's for a multimodal config); empty without a config.
         origin: the file that was read.
+        key: the config key that decided, as the file names it at its top (``model_type``,
+            ``position_embedding_type``), or None where a tensor or a GGUF architecture decided.
     """
 
     kind: str
@@ -58,6 +60,7 @@ class ModelKind:
     model_type: str | None = None
     fields: dict = field(default_factory=dict, repr=False)
     origin: str = ""
+    key: str | None = None
 
     @property
     def label(self) -> str:
@@ -120,37 +123,39 @@ def _text_fields(top: dict) -> dict:
     return top
 
 
-def classify_config(top: dict, origin: str, flag: str = "--config") -> ModelKind:
-    """The kind of a model from its ``config.json`` object; exit 2 when nothing in it tells.
+def classify_config(top: dict, path: str, *, part: str = "") -> ModelKind:
+    """The kind of a model from its ``config.json`` object; ``FileError`` (exit 2) when nothing in it tells.
 
     Args:
         top: the whole config object.
-        origin: the file, for messages.
-        flag: the flag that named it, for messages.
+        path: the file, for messages.
+        part: the part of ``path`` it is, where ``path`` is the weights' (``(config.json)``).
     """
+    origin = f"{path} {part}" if part else path
     fields = _text_fields(top)
     model_type = top.get("model_type") if isinstance(top.get("model_type"), str) else None
     mt = (model_type or "").lower()
 
-    def kind(name: str, why: str) -> ModelKind:
-        return ModelKind(name, f"config.json {why}", model_type, fields, origin)
+    def kind(name: str, why: str, key: str = "model_type") -> ModelKind:
+        return ModelKind(name, f"config.json {why}", model_type, fields, origin, key)
 
     attn: dict = fields["attn_config"] if isinstance(fields.get("attn_config"), dict) else {}
     if mt == "mpt":
         if attn.get("alibi", True) is not True:
-            raise PosembError(f"{flag} {origin}: mpt attn_config.alibi {attn.get('alibi')!r} (a learned table): "
-                              "not modelled; only MPT with ALiBi is")
+            raise FileError(path, f"mpt attn_config.alibi {attn.get('alibi')!r} (a learned table): not modelled; "
+                                  "only MPT with ALiBi is", part=part)
         if attn.get("alibi_bias_max", 8) != 8:
-            raise PosembError(f"{flag} {origin}: mpt attn_config.alibi_bias_max {attn.get('alibi_bias_max')!r} "
-                              "is not modelled; only 8, the paper's slopes")
+            raise FileError(path, f"mpt attn_config.alibi_bias_max {attn.get('alibi_bias_max')!r} is not modelled; "
+                                  "only 8, the paper's slopes", part=part)
         return kind("alibi", "model_type 'mpt' (attn_config.alibi)")
     if mt in fam.ALIBI_FAMILIES:
         return kind("alibi", f"model_type {model_type!r}")
     if fields.get("alibi") is True:
-        return kind("alibi", "alibi true")
+        return kind("alibi", "alibi true", "alibi")
     if mt in fam.RELATIVE_BIAS_FAMILIES or "relative_attention_num_buckets" in fields:
         why = f"model_type {model_type!r}" if mt in fam.RELATIVE_BIAS_FAMILIES else "relative_attention_num_buckets"
-        return kind("relative_bias", why)
+        return kind("relative_bias", why, "model_type" if mt in fam.RELATIVE_BIAS_FAMILIES
+                    else "relative_attention_num_buckets")
     if mt in fam.RELATIVE_EMBEDDING_FAMILIES:
         if fields.get("relative_attention") is True:
             return kind("relative_embeddings", f"model_type {model_type!r}, relative_attention true")
@@ -158,12 +163,12 @@ def classify_config(top: dict, origin: str, flag: str = "--config") -> ModelKind
     position_type = fields.get("position_embedding_type")
     if isinstance(position_type, str):
         if position_type == "absolute":
-            return kind("learned", "position_embedding_type 'absolute'")
+            return kind("learned", "position_embedding_type 'absolute'", "position_embedding_type")
         if position_type in ("rotary", "rope"):
-            return kind("rope", f"position_embedding_type {position_type!r}")
+            return kind("rope", f"position_embedding_type {position_type!r}", "position_embedding_type")
         if position_type.startswith("relative"):
-            return kind("relative_embeddings", f"position_embedding_type {position_type!r}")
-        raise PosembError(f"{flag} {origin}: position_embedding_type {position_type!r} is not modelled")
+            return kind("relative_embeddings", f"position_embedding_type {position_type!r}", "position_embedding_type")
+        raise FileError(path, f"position_embedding_type {position_type!r} is not modelled", part=part)
     if mt == "distilbert" and fields.get("sinusoidal_pos_embds") is True:
         return kind("sinusoidal", "model_type 'distilbert', sinusoidal_pos_embds true")
     if mt in fam.LEARNED_FAMILIES:
@@ -172,9 +177,9 @@ def classify_config(top: dict, origin: str, flag: str = "--config") -> ModelKind
         return kind("rope", f"model_type {model_type!r}")
     rope_field = next((name for name in _ROPE_FIELDS if name in fields), None)
     if rope_field is not None:
-        return kind("rope", rope_field)
-    raise PosembError(f"{flag} {origin}: cannot tell what model_type {model_type!r} uses for position (no "
-                      f"position_embedding_type, alibi, rope or relative-attention field); not modelled")
+        return kind("rope", rope_field, rope_field)
+    raise FileError(path, f"cannot tell what model_type {model_type!r} uses for position (no "
+                          "position_embedding_type, alibi, rope or relative-attention field); not modelled", part=part)
 
 
 def classify_tensors(shapes: dict[str, tuple[int, ...]], origin: str) -> ModelKind | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from posemb_cli.core.schemes.rope_scaling import RopeScaling
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import ConfigError
 from posemb_cli.sources.model.reading import SHARED_SET, Attends, ModelReading, RopeSet
 
 __all__ = ["RopeModel", "rope_model_of"]
@@ -76,7 +76,7 @@ class RopeModel:
 
 def _one(reading: ModelReading, rope_set: RopeSet) -> RopeModel:
     if reading.heads is None:
-        raise PosembError(f"--config {reading.path}: num_attention_heads is missing")
+        raise ConfigError(reading.path, "num_attention_heads is missing")
     return RopeModel(path=reading.path, model_type=reading.model_type, heads=reading.heads,
                      head_dim=rope_set.head_dim, rotary_dim=rope_set.rotary_dim, base=rope_set.base, ctx=rope_set.ctx,
                      vocab=reading.vocab, scaling=rope_set.scaling,
@@ -87,8 +87,8 @@ def _one(reading: ModelReading, rope_set: RopeSet) -> RopeModel:
 def rope_model_of(reading: ModelReading) -> RopeModel:
     """The reading's RoPE sets as RopeModels: the set that attends farthest, carrying the others."""
     if not reading.rope_sets:
-        raise PosembError(f"--config {reading.path}: this model uses {reading.kind.label} ({reading.kind.decided_by}), "
-                          "no RoPE to analyse")
+        raise ConfigError(reading.path, f"this model uses {reading.kind.label} ({reading.kind.decided_by}), no RoPE to "
+                                        "analyse")
     ordered = sorted(reading.rope_sets, key=lambda one: -reading.attends_to(one.name).distance)  # stable: file order
     first, *others = (_one(reading, one) for one in ordered)
     from dataclasses import replace

@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 
 _ID = re.compile(r"^(?P<repo>[A-Za-z0-9][\w.\-]*/[\w.\-]+)(?:@(?P<revision>[\w.\-/]+?))?(?::(?P<quant>[\w.\-]+))?$")
 
@@ -46,20 +46,21 @@ def cache_dir() -> str:
     return os.path.join(os.path.expanduser(home), "hub")
 
 
-def _pick_gguf(folder: str, name: str, hub: HubName, flag: str) -> str:
+def _pick_gguf(folder: str, name: str, hub: HubName) -> str:
     files = sorted(entry for entry in os.listdir(folder) if entry.lower().endswith(".gguf"))
     if hub.quant is not None:
         files = [entry for entry in files if hub.quant.lower() in entry.lower()]
     if len(files) == 1:
         return os.path.join(folder, files[0])
     if not files:
-        raise PosembError(f"{flag} {name}: no .gguf file of the cached snapshot {folder} matches {hub.quant!r}")
-    raise PosembError(f"{flag} {name}: the cached snapshot holds {len(files)} .gguf files ({', '.join(files)}); "
-                      f"name one as {hub.repo}:QUANT, QUANT a part of its file name (as llama.cpp's -hf takes it)")
+        raise FileError(name, f"no .gguf file of the cached snapshot {folder} matches {hub.quant!r}")
+    raise FileError(name, f"the cached snapshot holds {len(files)} .gguf files ({', '.join(files)}); name one as "
+                          f"{hub.repo}:QUANT, QUANT a part of its file name (as llama.cpp's -hf takes it)")
 
 
-def find_in_cache(name: str, hub: HubName, flag: str) -> tuple[str, str]:
-    """(the snapshot folder or its one .gguf file, how it was found); PosembError saying where posemb looked."""
+def find_in_cache(name: str, hub: HubName) -> tuple[str, str]:
+    """(the snapshot folder or its one .gguf file, how it was found); ``FileError`` about ``name`` saying where
+    posemb looked."""
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
@@ -68,10 +69,10 @@ def find_in_cache(name: str, hub: HubName, flag: str) -> tuple[str, str]:
     try:
         folder = str(snapshot_download(hub.repo, revision=revision, cache_dir=where, local_files_only=True))
     except (LocalEntryNotFoundError, FileNotFoundError, OSError, ValueError) as exc:
-        raise PosembError(f"{flag} {name}: not a file or directory, and {hub.repo} at revision {revision} is not in "
-                          f"the Hugging Face cache ({where}; HF_HUB_CACHE or HF_HOME moves it); posemb does not "
-                          f"download: fetch it first (hf download {hub.repo}"
-                          f"{'' if hub.revision is None else ' --revision ' + hub.revision})") from exc
+        raise FileError(name, f"not a file or directory, and {hub.repo} at revision {revision} is not in the Hugging "
+                              f"Face cache ({where}; HF_HUB_CACHE or HF_HOME moves it); posemb does not download: "
+                              f"fetch it first (hf download {hub.repo}"
+                              f"{'' if hub.revision is None else ' --revision ' + hub.revision})") from exc
     if not os.path.isabs(where):  # a cache named relative to here: its files named so too
         folder = os.path.relpath(folder)
     commit = os.path.basename(folder)
@@ -79,5 +80,5 @@ def find_in_cache(name: str, hub: HubName, flag: str) -> tuple[str, str]:
            + ("" if commit == revision else f" (commit {commit[:12]})"))
     if hub.quant is not None or (not os.path.isfile(os.path.join(folder, "config.json"))
                                  and any(entry.lower().endswith(".gguf") for entry in os.listdir(folder))):
-        return _pick_gguf(folder, name, hub, flag), how
+        return _pick_gguf(folder, name, hub), how
     return folder, how

@@ -2,14 +2,15 @@
 
 Every command that takes a real model reads it here (``read_model`` for
 ``--config``, ``read_checkpoint_model`` for the config beside ``--checkpoint``'s
-weights); nothing else parses a config or a GGUF header.
+weights); nothing else parses a config or a GGUF header. Refusals are ``FileError``s about the file
+read; the command that named the model says which flag or MODEL named it.
 """
 
 from __future__ import annotations
 
 import os
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError, PosembError
 from posemb_cli.sources.gguf.header import is_gguf
 from posemb_cli.sources.hf_config.reading import read_config
 from posemb_cli.sources.model.families import TOKEN_NAMES
@@ -20,27 +21,26 @@ from posemb_cli.sources.weights.tensor_files import TensorFile, read_json_object
 __all__ = ["config_file", "read_checkpoint_model", "read_model", "read_rope_config", "stored_token_table"]
 
 
-def config_file(path: str, flag: str) -> str:
+def config_file(path: str) -> str:
     """``path`` itself, or ``config.json`` in that directory; refused when it does not exist."""
     file = os.path.join(path, "config.json") if os.path.isdir(path) else path
     if not os.path.isfile(file):
-        raise PosembError(f"{flag} {path}: no such file" + (" (no config.json in the directory)"
-                                                              if os.path.isdir(path) else ""))
+        raise FileError(path, "no such file" + (" (no config.json in the directory)" if os.path.isdir(path) else ""))
     return file
 
 
-def read_model(path: str, flag: str = "--config", *, lenient: bool = False) -> ModelReading:
+def read_model(path: str, *, lenient: bool = False) -> ModelReading:
     """A config.json (or its directory) or a .gguf file, read once into the model's reading.
 
     Args:
         lenient: record what cannot be read instead of refusing it (``posemb doctor`` reports it).
     """
-    file = config_file(path, flag)
+    file = config_file(path)
     if is_gguf(file):
         from posemb_cli.sources.gguf.reading import read_gguf
 
-        return read_gguf(file, flag, lenient=lenient)
-    return read_config(file, read_json_object(file, flag), flag=flag, lenient=lenient)
+        return read_gguf(file, lenient=lenient)
+    return read_config(file, read_json_object(file), lenient=lenient)
 
 
 def stored_token_table(tensors: TensorFile, width: int | None) -> tuple[int, int] | None:
@@ -58,23 +58,28 @@ def stored_token_table(tensors: TensorFile, width: int | None) -> tuple[int, int
     return int(rows), int(columns)
 
 
-def read_checkpoint_model(tensors: TensorFile, path: str, *, lenient: bool = False,
-                          flag: str = "--checkpoint") -> ModelReading | None:
+def read_checkpoint_model(tensors: TensorFile, path: str, *, lenient: bool = False) -> ModelReading | None:
     """The reading of a checkpoint's model: its own GGUF header, or the config.json beside its weights (None
-    when there is none), with the token table's shape from the weights; messages name ``flag``."""
+    when there is none), with the token table's shape from the weights."""
     if tensors.kind == "gguf":
         from posemb_cli.sources.gguf.reading import read_gguf
 
-        return read_gguf(tensors.path, flag, lenient=lenient)
+        return read_gguf(tensors.path, lenient=lenient)
     if tensors.model_config is None:
         return None
     folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-    reading = read_config(os.path.join(folder, "config.json"), tensors.model_config, flag=flag, lenient=lenient)
+    reading = read_config(os.path.join(folder, "config.json"), tensors.model_config, lenient=lenient)
     import dataclasses
 
     return dataclasses.replace(reading, token_table=stored_token_table(tensors, reading.hidden_size))
 
 
 def read_rope_config(path: str) -> RopeModel:
-    """Read a config.json, a model directory or a .gguf file into the model's RoPE, one per layer type."""
-    return rope_model_of(read_model(path))
+    """Read a config.json, a model directory or a .gguf file into the model's RoPE, one per layer type.
+
+    The library's ``--config``: a refusal names the file as ``--config PATH`` names it on the command line.
+    """
+    try:
+        return rope_model_of(read_model(path))
+    except FileError as exc:
+        raise PosembError(f"--config {exc}") from None

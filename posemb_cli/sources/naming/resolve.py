@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 from posemb_cli.sources.naming import hf_cache, ollama
 
 __all__ = ["ResolvedModel", "resolve_model"]
@@ -32,19 +32,18 @@ class ResolvedModel:
     how: str
 
 
-def resolve_model(name: str, flag: str = "MODEL") -> ResolvedModel:
-    """The model ``name`` names; PosembError (exit 2) naming the flag and where posemb looked when none."""
+def resolve_model(name: str) -> ResolvedModel:
+    """The model ``name`` names; ``FileError`` about ``name`` (exit 2), saying where posemb looked, when none."""
     if not name:
-        raise PosembError(f"{flag}: give a path, a Hugging Face id (org/name) or ollama:NAME")
+        raise FileError(name, "give a path, a Hugging Face id (org/name) or ollama:NAME")
     if name.startswith(ollama.PREFIX):
-        blob, how = ollama.find_in_store(name[len(ollama.PREFIX):], flag)
+        blob, how = ollama.find_in_store(name[len(ollama.PREFIX):])
         return ResolvedModel(name, blob, how)
     if os.path.exists(name):
         return ResolvedModel(name, name, "path")
     hub = hf_cache.parse_hub_name(name)
     if hub is None:
-        raise PosembError(f"{flag} {name}: no such file or directory (looked for {os.path.abspath(name)}); a "
-                          "Hugging Face id (org/name) is looked up in the local cache, an Ollama model as "
-                          "ollama:NAME")
-    path, how = hf_cache.find_in_cache(name, hub, flag)
+        raise FileError(name, f"no such file or directory (looked for {os.path.abspath(name)}); a Hugging Face id "
+                              "(org/name) is looked up in the local cache, an Ollama model as ollama:NAME")
+    path, how = hf_cache.find_in_cache(name, hub)
     return ResolvedModel(name, path, how)

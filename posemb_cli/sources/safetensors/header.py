@@ -14,7 +14,7 @@ import os
 import struct
 from dataclasses import dataclass
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 from posemb_cli.sources.bounds.json_limits import parse_json
 
 __all__ = ["DTYPE_BYTES", "MAX_HEADER", "SafetensorsHeader", "read_safetensors_header"]
@@ -50,9 +50,9 @@ def _valid_entry(entry: object) -> bool:
 
 
 def read_safetensors_header(path: str, what: str) -> SafetensorsHeader:
-    """The header of the ``.safetensors`` file at ``path``; PosembError naming ``what`` where it is not one."""
-    def invalid(reason: str) -> PosembError:
-        return PosembError(f"{what}: not a valid safetensors file ({reason})")
+    """The header of the ``.safetensors`` file at ``path``; ``FileError`` about ``what`` where it is not one."""
+    def invalid(reason: str) -> FileError:
+        return FileError(what, f"not a valid safetensors file ({reason})")
 
     try:
         with open(path, "rb") as handle:
@@ -65,7 +65,7 @@ def read_safetensors_header(path: str, what: str) -> SafetensorsHeader:
                 raise invalid(f"a header of {length:,} bytes in a file of {size:,}")
             text = handle.read(length)
     except OSError as exc:
-        raise PosembError(f"{what}: cannot be read ({exc.strerror or exc})") from None
+        raise FileError(what, f"cannot be read ({exc.strerror or exc})") from None
     header = parse_json(text, what, hint="not a valid safetensors file (its header is not JSON)")
     if not isinstance(header, dict):
         raise invalid("its header is not a JSON object")

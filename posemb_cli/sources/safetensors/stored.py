@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 from posemb_cli.sources.safetensors.header import SafetensorsHeader
 
 # The stored element as NumPy holds it: bfloat16 has no NumPy dtype, so its 16 bits are read as uint16.
@@ -50,7 +50,7 @@ class StoredTensor:
         least that many values); returns that part of ``out``, shaped ``(stop - start, *shape[1:])``.
 
         Raises:
-            PosembError: the file is shorter than its header says, or cannot be read.
+            FileError: the file is shorter than its header says, or cannot be read.
         """
         count = (stop - start) * self.row_size
         target = out.reshape(-1)[:count]
@@ -65,11 +65,11 @@ class StoredTensor:
                 while done < len(view):
                     got = handle.readinto(view[done:])
                     if not got:
-                        raise PosembError(f"--checkpoint {self.path}: ends inside a tensor's data "
-                                          f"(byte {begin + done:,}); the file is truncated")
+                        raise FileError(self.path, f"ends inside a tensor's data (byte {begin + done:,}); the "
+                                                   "file is truncated")
                     done += got
         except OSError as exc:
-            raise PosembError(f"--checkpoint {self.path}: cannot be read ({exc.strerror or exc})") from None
+            raise FileError(self.path, f"cannot be read ({exc.strerror or exc})") from None
         return target.reshape(stop - start, *self.shape[1:])
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 
 __all__ = ["AttentionInput", "attention_input"]
 
@@ -67,12 +67,12 @@ _GGUF = {
 }
 
 
-def attention_input(family: str | None, file_format: str, what: str) -> AttentionInput:
-    """The family's norms around q and k; refused, naming ``what`` (the flag and file), for a family not listed."""
+def attention_input(family: str | None, file_format: str, path: str) -> AttentionInput:
+    """The family's norms around q and k; refused (``FileError`` about ``path``) for a family not listed."""
     table = _GGUF if file_format == "gguf" else _HF
     found = table.get((family or "").lower())
     if found is None:
         kind = "GGUF architecture" if file_format == "gguf" else "model_type"
-        raise PosembError(f"{what}: {kind} {family!r}: posemb does not know how its runtime normalises the "
-                          f"attention input, so its weights cannot be read as applied; known: {', '.join(table)}")
+        raise FileError(path, f"{kind} {family!r}: posemb does not know how its runtime normalises the attention "
+                              f"input, so its weights cannot be read as applied; known: {', '.join(table)}")
     return found

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from posemb_cli.errors import PosembError, brief
+from posemb_cli.errors import FileError, PosembError, brief
 from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT, require_memory
 from posemb_cli.sources.model.families import POSITION_NAMES, TOKEN_NAMES
 from posemb_cli.sources.model.kind import ModelKind, classify_config, classify_tensors
@@ -96,17 +96,17 @@ def find_position_key(tensors: TensorFile, key: str | None) -> str:
     if tensors.kind == "npy":
         name, shape = next(iter(tensors.shapes.items()))
         if _matrix_shape(shape) is None:
-            raise PosembError(f"--checkpoint {tensors.path}: array of shape {list(shape)} is not a (rows, dim) table")
+            raise FileError(tensors.path, f"array of shape {list(shape)} is not a (rows, dim) table")
         return name
     found = position_tables(tensors)
     if not found:
-        raise PosembError(f"--checkpoint {tensors.path}: no position table found under the known names "
-                          f"({', '.join(POSITION_NAMES[:4])}, ...); pick one with --key NAME from: "
-                          f"{_listing(tensors.shapes)}; RoPE and ALiBi models keep no table: pass their config.json "
-                          f"with --config")
+        raise FileError(tensors.path, f"no position table found under the known names "
+                                      f"({', '.join(POSITION_NAMES[:4])}, ...); pick one with --key NAME from: "
+                                      f"{_listing(tensors.shapes)}; RoPE and ALiBi models keep no table: pass their "
+                                      "config.json with --config")
     if len(found) > 1:
-        raise PosembError(f"--checkpoint {tensors.path}: several position tables: {_listing(found)}; "
-                          f"pick one with --key NAME")
+        raise FileError(tensors.path, f"several position tables: {_listing(found)}; "
+                                      f"pick one with --key NAME")
     return found[0]
 
 
@@ -123,7 +123,7 @@ def model_kind_of(tensors: TensorFile) -> ModelKind | None:
     if tensors.model_kind is not None:
         return tensors.model_kind
     if tensors.model_config is not None:
-        return classify_config(tensors.model_config, f"{tensors.path} (config.json)", "--checkpoint")
+        return classify_config(tensors.model_config, tensors.path, part="(config.json)")
     return classify_tensors(tensors.shapes, tensors.path)
 
 
@@ -183,12 +183,12 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
         refuse_token_key(tensors, key, kind.vocab() if kind is not None else None)
     matrix = _matrix_shape(tensors.shapes[name])
     if matrix is None:
-        raise PosembError(f"--checkpoint {path}: tensor {name!r} has shape {list(tensors.shapes[name])}; "
-                          "a position table is (rows, features)")
+        raise FileError(path, f"tensor {name!r} has shape {list(tensors.shapes[name])}; "
+                              "a position table is (rows, features)")
     stored_rows, dim = matrix
     if stored_rows < 2 or dim < 1:
-        raise PosembError(f"--checkpoint {path}: table {name!r} has shape [{stored_rows}, {dim}]; "
-                          f"a position table needs at least 2 rows and 1 feature")
+        raise FileError(path, f"table {name!r} has shape [{stored_rows}, {dim}]; "
+                              f"a position table needs at least 2 rows and 1 feature")
     if position_offset is None:
         offset, reason = (kind or ModelKind("learned", "", origin=path)).position_offset(name, tensors.shapes)
         if offset > stored_rows - 2:
@@ -199,20 +199,20 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
             raise PosembError(f"--position-offset {brief(offset, 40)}: must be in [0, {stored_rows - 2}] "
                               f"for the {stored_rows}-row table {name!r}")
     if name in tensors.nbytes:  # sized from the file's header before a byte of it is read
-        require_memory(f"--checkpoint {path}: tensor {name!r}", tensors.nbytes[name] + stored_rows * dim * 8,
+        require_memory(path, tensors.nbytes[name] + stored_rows * dim * 8, about=f"tensor {name!r}",
                        detail=f"[{stored_rows}, {dim}] as stored and a copy")
     stored = tensors.read(name)
     if not stored.is_floating_point():
-        raise PosembError(f"--checkpoint {path}: tensor {name!r} holds {stored.dtype}, not floating-point numbers")
+        raise FileError(path, f"tensor {name!r} holds {stored.dtype}, not floating-point numbers")
     table = stored.reshape(stored_rows, dim)[offset:]  # (L, D): the rows real positions use
     row = _first_non_finite_row(table)
     if row is not None:
-        raise PosembError(f"--checkpoint {path}: table {name!r} holds NaN or infinite values (first in row "
-                          f"{row + offset}); a position table must be finite")
+        raise FileError(path, f"table {name!r} holds NaN or infinite values (first in row "
+                              f"{row + offset}); a position table must be finite")
     token_key, vocab, token_note = token_table(tensors, name, dim, kind)
     if vocab is not None and vocab > MAX_COUNT:  # the file sets --vocab: name it, not the flag
-        raise PosembError(f"--checkpoint {path}: token table {token_key!r} declares {vocab} rows; "
-                          f"at most {MAX_COUNT_TEXT} are allowed")
+        raise FileError(path, f"token table {token_key!r} declares {vocab} rows; "
+                              f"at most {MAX_COUNT_TEXT} are allowed")
     return LoadedTable(
         path=path, key=name, table=table, position_offset=offset, offset_reason=reason,
         stored_rows=stored_rows, stored_dtype=str(stored.dtype).removeprefix("torch."), vocab=vocab,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 
 __all__ = ["FUSED_PER_HEAD", "FUSED_ROWS", "LayerNames", "QKNames", "find_qk_names"]
 
@@ -87,8 +87,8 @@ def _roles(rests: dict[str, str], file_format: str) -> tuple[dict[str, str], str
     return roles, fused_table[fused] if "qkv" in roles and fused is not None else None
 
 
-def _refuse(what: str, why: str) -> PosembError:
-    return PosembError(f"{what}: {why}")
+def _refuse(path: str, why: str) -> FileError:
+    return FileError(path, why)
 
 
 def _unmodelled_norms(rests: dict[str, str], roles: dict[str, str]) -> list[str]:
@@ -97,7 +97,7 @@ def _unmodelled_norms(rests: dict[str, str], roles: dict[str, str]) -> list[str]
 
 
 def find_qk_names(shapes: dict[str, tuple[int, ...]], file_format: str, rope_layers: list[int], *,
-                  expected: dict[str, tuple[int, ...]], what: str) -> QKNames:
+                  expected: dict[str, tuple[int, ...]], path: str) -> QKNames:
     """The names of every rotating layer's projections and norms, their shapes checked.
 
     Args:
@@ -105,7 +105,7 @@ def find_qk_names(shapes: dict[str, tuple[int, ...]], file_format: str, rope_lay
         file_format: ``gguf`` or another (Hugging Face names).
         rope_layers: the layers that rotate (the reading's layer map).
         expected: role -> shape: ``q``, ``k`` and ``qkv`` (whichever the checkpoint uses).
-        what: ``--checkpoint PATH`` for messages.
+        path: the checkpoint, for messages.
     """
     stems = _by_stem(shapes, file_format)
     usable = {}
@@ -122,15 +122,15 @@ def find_qk_names(shapes: dict[str, tuple[int, ...]], file_format: str, rope_lay
             roles = _roles(layers[rope_layers[0]], file_format)[0]
             seen = ", ".join(f"{roles[r]} {list(shapes[roles[r]])}" for r in ("q", "k", "qkv") if r in roles)
             want = ", ".join(f"{role} {list(shape)}" for role, shape in expected.items())
-            raise _refuse(what, f"the query/key projections do not have the model's shape: {seen}; expected {want}")
+            raise _refuse(path, f"the query/key projections do not have the model's shape: {seen}; expected {want}")
         known = ("attn_q/attn_k, attn_qkv" if file_format == "gguf" else
                  "self_attn.q_proj/k_proj, self_attn.qkv_proj (Phi-3), attention.query_key_value (GPT-NeoX)")
         first = next(iter(stems.values()), {}).get(rope_layers[0], {})
         held = ", ".join(sorted(first)[:12]) or "no per-layer tensors"
-        raise _refuse(what, f"no query and key projections under the names posemb reads ({known}); layer "
+        raise _refuse(path, f"no query and key projections under the names posemb reads ({known}); layer "
                             f"{rope_layers[0]} holds {held}")
     if len(wanted) > 1:
-        raise _refuse(what, f"query/key projections of the model's shape under {len(wanted)} prefixes "
+        raise _refuse(path, f"query/key projections of the model's shape under {len(wanted)} prefixes "
                             f"({', '.join(sorted(wanted))}): posemb cannot tell which is the text model")
     layers = next(iter(wanted.values()))
     out: dict[int, LayerNames] = {}
@@ -139,14 +139,14 @@ def find_qk_names(shapes: dict[str, tuple[int, ...]], file_format: str, rope_lay
         rests = layers.get(index, {})
         roles, fused = _roles(rests, file_format)
         if not (("q" in roles and "k" in roles) or "qkv" in roles) or fused != fused_of_first:
-            raise _refuse(what, f"layer {index}: its query/key projections are missing or stored unlike layer "
+            raise _refuse(path, f"layer {index}: its query/key projections are missing or stored unlike layer "
                                 f"{rope_layers[0]}'s")
         for role in ("q", "k", "qkv"):
             if role in roles and shapes[roles[role]] != expected.get(role):
-                raise _refuse(what, f"{roles[role]} is {list(shapes[roles[role]])}, expected "
+                raise _refuse(path, f"{roles[role]} is {list(shapes[roles[role]])}, expected "
                                     f"{list(expected.get(role, ()))}")
         unmodelled = _unmodelled_norms(rests, roles)
         if unmodelled:
-            raise _refuse(what, f"{unmodelled[0]} normalises queries or keys in a way posemb does not model")
+            raise _refuse(path, f"{unmodelled[0]} normalises queries or keys in a way posemb does not model")
         out[index] = LayerNames(index, roles)
     return QKNames(fused_of_first, out)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 from posemb_cli.sources.weights.qk_weights import AttentionShape, LayerBuffers, QKLayer, read_qk_layer
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ class QKSource:
     shape: AttentionShape
     rule: AttentionInput
     unpermute: bool
-    what: str
+    path: str
 
     @property
     def layers(self) -> list[int]:
@@ -40,46 +40,46 @@ class QKSource:
 
     def read(self, layer: int, buffers: LayerBuffers | None = None, per_block: int = 1) -> QKLayer:
         return read_qk_layer(self.tensors, self.names, layer, self.shape, self.rule, unpermute=self.unpermute,
-                             what=self.what, buffers=buffers, per_block=per_block)
+                             path=self.path, buffers=buffers, per_block=per_block)
 
 
-def _shape(reading: ModelReading, what: str) -> AttentionShape:
+def _shape(reading: ModelReading, path: str) -> AttentionShape:
     values = {"heads": reading.heads, "kv_heads": reading.kv_heads, "head_dim": reading.head_dim,
               "hidden": reading.hidden_size}
     missing = [name for name, value in values.items() if value is None]
     if missing:
-        raise PosembError(f"{what}: the model's {' and '.join(missing)} could not be read from its "
+        raise FileError(path, f"the model's {' and '.join(missing)} could not be read from its "
                           f"{reading.read_from}")
     shape = AttentionShape(**values)  # type: ignore[arg-type]
     if shape.heads % shape.kv_heads:
-        raise PosembError(f"{what}: {shape.heads} query heads do not share {shape.kv_heads} key/value heads evenly")
+        raise FileError(path, f"{shape.heads} query heads do not share {shape.kv_heads} key/value heads evenly")
     return shape
 
 
-def open_qk_source(tensors: TensorFile, reading: ModelReading, what: str) -> QKSource:
+def open_qk_source(tensors: TensorFile, reading: ModelReading, path: str) -> QKSource:
     """Find every rotating layer's q/k projections and norms by name, checking shapes before any weight is read.
 
-    Refused (exit 2, naming ``what``): a family whose norms posemb does not know, projections not found or of
-    another shape, a norm that the family's runtime applies but the checkpoint lacks (or the reverse).
+    Refused (``FileError`` about ``path``, the checkpoint): a family whose norms posemb does not know, projections
+    not found or of another shape, a norm that the family's runtime applies but the checkpoint lacks (or the reverse).
     """
     from posemb_cli.sources.weights.attention_inputs import attention_input
     from posemb_cli.sources.weights.qk_names import find_qk_names
 
-    shape = _shape(reading, what)
-    rule = attention_input(reading.model_type, tensors.kind, what)
+    shape = _shape(reading, path)
+    rule = attention_input(reading.model_type, tensors.kind, path)
     rope_layers = [record.layer for record in reading.layers if record.position == "rope"]
     if not rope_layers:
-        raise PosembError(f"{what}: no layer of the model rotates its queries and keys (layer map from its "
+        raise FileError(path, f"no layer of the model rotates its queries and keys (layer map from its "
                           f"{reading.read_from})")
-    names = find_qk_names(tensors.shapes, tensors.kind, rope_layers, expected=shape.expected(), what=what)
+    names = find_qk_names(tensors.shapes, tensors.kind, rope_layers, expected=shape.expected(), path=path)
     norm_name = "attn_norm.weight" if tensors.kind == "gguf" else "input_layernorm.weight"
     for layer in names.layers.values():
         has_norm = layer.get("norm") is not None
         if has_norm != (rule.norm != "none"):
-            raise PosembError(f"{what}: layer {layer.layer} " + (
+            raise FileError(path, f"layer {layer.layer} " + (
                 f"has no {norm_name}, the norm {rule.family}'s runtime applies before attention" if not has_norm
                 else f"holds {layer.get('norm')}, but {rule.family}'s runtime applies no norm before attention"))
         if reading.qk_interleaved_by_converter and (layer.get("q_norm") or layer.get("k_norm")):
-            raise PosembError(f"{what}: q/k norms in a file whose q/k rows llama.cpp's converter permuted "
+            raise FileError(path, "q/k norms in a file whose q/k rows llama.cpp's converter permuted "
                               "are not modelled")
-    return QKSource(tensors, names, shape, rule, reading.qk_interleaved_by_converter, what)
+    return QKSource(tensors, names, shape, rule, reading.qk_interleaved_by_converter, path)

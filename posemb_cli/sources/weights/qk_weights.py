@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 from posemb_cli.sources.bounds.limits import format_bytes, require_memory
 from posemb_cli.sources.weights.qk_names import FUSED_PER_HEAD, QKNames
 
@@ -235,7 +235,7 @@ def _float64(tensors: TensorFile, name: str) -> np.ndarray:
     return values.astype(np.float64)
 
 
-def _row_gain(tensors: TensorFile, name: str | None, heads: int, head_dim: int, offset: float, what: str):
+def _row_gain(tensors: TensorFile, name: str | None, heads: int, head_dim: int, offset: float, path: str):
     if name is None:
         return None
     gain = _float64(tensors, name).reshape(-1) + offset
@@ -243,7 +243,7 @@ def _row_gain(tensors: TensorFile, name: str | None, heads: int, head_dim: int, 
         return np.tile(gain, heads)
     if gain.size == heads * head_dim:
         return gain
-    raise PosembError(f"{what}: {name} has {gain.size} values; a norm on {heads} heads of {head_dim} features "
+    raise FileError(path, f"{name} has {gain.size} values; a norm on {heads} heads of {head_dim} features "
                       f"needs {head_dim} or {heads * head_dim}")
 
 
@@ -260,13 +260,13 @@ def _by_rows(w: np.ndarray, heads: int, *, centre: bool, row_gain: np.ndarray | 
 
 
 def read_qk_layer(tensors: TensorFile, names: QKNames, layer: int, shape: AttentionShape, rule: AttentionInput, *,
-                  unpermute: bool, what: str, buffers: LayerBuffers | None = None,
+                  unpermute: bool, path: str, buffers: LayerBuffers | None = None,
                   per_block: int = 1) -> QKLayer:
     """One layer's q and k as applied (see the module's notes), read once into ``buffers`` (fresh ones if None);
     the per-row steps go a block of ``per_block`` key/value groups at a time."""
     roles = names.layers[layer]
     need = layer_bytes(shape, tensors.kind)
-    require_memory(f"{what}: layer {layer}'s query and key weights", need,
+    require_memory(path, need, about=f"layer {layer}'s query and key weights",
                    detail=f"{format_bytes(need)} at most per layer")
     buffers = buffers if buffers is not None else LayerBuffers()
     e, h, g, n = shape.head_dim, shape.heads, shape.kv_heads, shape.hidden
@@ -284,8 +284,8 @@ def read_qk_layer(tensors: TensorFile, names: QKNames, layer: int, shape: Attent
     reading.fill(q_rows, h, q, gain, unpermute=unpermute, stored=shared)
     reading.fill(k_rows, g, k, gain, unpermute=unpermute, stored=shared)
     del reading  # a tensor read through torch (a dequantised GGUF tensor) is not kept past the layer
-    q_gain = _row_gain(tensors, roles.get("q_norm"), h, e, rule.offset, what)
-    k_gain = _row_gain(tensors, roles.get("k_norm"), g, e, rule.offset, what)
+    q_gain = _row_gain(tensors, roles.get("q_norm"), h, e, rule.offset, path)
+    k_gain = _row_gain(tensors, roles.get("k_norm"), g, e, rule.offset, path)
     per, centre, qk_centre = h // g, gain is not None and rule.norm == "layer", rule.qk_norm == "layer"
     for start in range(0, g, per_block):
         stop = min(g, start + per_block)

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError, PosembError
 from posemb_cli.sources.model.families import RELATIVE_BIAS_NAMES
 from posemb_cli.sources.model.kind import ModelKind, first_field
 from posemb_cli.sources.weights.position_table import token_table
@@ -89,8 +89,8 @@ def bias_keys(tensors: TensorFile) -> list[str]:
 def _config_int(kind: ModelKind, name: str, origin: str) -> int:
     value = kind.fields.get(name)
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise PosembError(f"--checkpoint {origin}: config.json {name} is {value!r}; the bucket edges need a "
-                          f"positive whole number")
+        raise FileError(origin, f"config.json {name} is {value!r}; the bucket edges need a "
+                                f"positive whole number")
     return value
 
 
@@ -103,36 +103,36 @@ def read_relative_bias(path: str, tensors: TensorFile, kind: ModelKind, *, key: 
         key: ``--key``, or None for the encoder's (first) table.
     """
     if kind.model_type in _REFUSED_FAMILIES:
-        raise PosembError(f"--checkpoint {path}: model_type {kind.model_type!r} uses "
-                          f"{_REFUSED_FAMILIES[kind.model_type]}: not modelled")
+        raise FileError(path, f"model_type {kind.model_type!r} uses "
+                              f"{_REFUSED_FAMILIES[kind.model_type]}: not modelled")
     if tensors.model_config is None:
-        raise PosembError(f"--checkpoint {path}: a relative-attention bias needs its bucket edges "
-                          f"(relative_attention_num_buckets, relative_attention_max_distance) from config.json; "
-                          f"pass the model directory")
+        raise FileError(path, "a relative-attention bias needs its bucket edges "
+                              "(relative_attention_num_buckets, relative_attention_max_distance) from config.json; "
+                              "pass the model directory")
     keys = bias_keys(tensors)
     if key is not None and key not in keys:
         raise PosembError(f"--key {key!r}: not a relative-attention bias of {path}; choose from {', '.join(keys)}")
     if not keys:
-        raise PosembError(f"--checkpoint {path}: no relative_attention_bias.weight in the weights")
+        raise FileError(path, "no relative_attention_bias.weight in the weights")
     name = key or keys[0]
     shape = tensors.shapes[name]
     buckets = _config_int(kind, "relative_attention_num_buckets", path)
     max_distance = _config_int(kind, "relative_attention_max_distance", path)
     _, heads = first_field(kind.fields, ("num_heads", "num_attention_heads"))
     if len(shape) != 2 or shape[0] != buckets or (heads is not None and shape[1] != heads):
-        raise PosembError(f"--checkpoint {path}: {name} has shape {list(shape)}, not [buckets, heads] = "
-                          f"[{buckets}, {heads}] (relative_attention_num_buckets, num_heads)")
+        raise FileError(path, f"{name} has shape {list(shape)}, not [buckets, heads] = "
+                              f"[{buckets}, {heads}] (relative_attention_num_buckets, num_heads)")
     bidirectional = not _is_decoder(name)
     exact = buckets // (2 if bidirectional else 1) // 2
     if exact < 1 or max_distance <= exact:
-        raise PosembError(f"--checkpoint {path}: relative_attention_max_distance {max_distance} must exceed the "
-                          f"{exact} exact buckets per direction (relative_attention_num_buckets {buckets})")
+        raise FileError(path, f"relative_attention_max_distance {max_distance} must exceed the "
+                              f"{exact} exact buckets per direction (relative_attention_num_buckets {buckets})")
     _, dim = kind.width()
     if dim is None:
-        raise PosembError(f"--checkpoint {path}: no model width (d_model) in config.json")
+        raise FileError(path, "no model width (d_model) in config.json")
     weight = tensors.read(name)
     if not weight.is_floating_point() or not bool(weight.isfinite().all()):
-        raise PosembError(f"--checkpoint {path}: {name} must hold finite floating-point numbers")
+        raise FileError(path, f"{name} must hold finite floating-point numbers")
     token_key, vocab, token_note = token_table(tensors, name, dim, kind)
     return RelativeBiasTable(path=path, key=name, weight=weight, bidirectional=bidirectional,
                              max_distance=max_distance, dim=dim, vocab=vocab, token_key=token_key,

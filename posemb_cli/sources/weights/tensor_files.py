@@ -5,7 +5,7 @@ Formats: ``.safetensors`` (one tensor read at a time; float tensors memory-mappe
 PyTorch ``.bin``/``.pt`` state dicts (``weights_only=True``: a pickle that needs code is refused),
 ``.npy``/``.npz`` (``allow_pickle=False``), ``.gguf`` (``sources.gguf_file``), and a model directory holding
 ``model.safetensors`` (or its sharded index) or ``pytorch_model.bin`` beside
-``config.json``. Every failure is a ``PosembError`` naming the flag and file.
+``config.json``. Every failure is a ``FileError`` naming the file.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from posemb_cli.errors import PosembError, brief
+from posemb_cli.errors import FileError, PosembError, brief
 from posemb_cli.sources.bounds.limits import format_bytes, require_mapping, require_memory
 from posemb_cli.sources.gguf.header import is_gguf
 
@@ -64,62 +64,61 @@ class TensorFile:
         return self.locator(name) if self.locator is not None else None
 
 
-def open_tensor_file(path: str, *, flag: str = "--checkpoint") -> TensorFile:
+def open_tensor_file(path: str) -> TensorFile:
     """Open a checkpoint file or model directory, reading only its metadata."""
     if os.path.isdir(path):
-        return _open_directory(path, flag)
+        return _open_directory(path)
     if not os.path.isfile(path):
-        raise PosembError(f"{flag} {path}: no such file or directory")
+        raise FileError(path, "no such file or directory")
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in SUFFIXES and is_gguf(path):  # a GGUF file by its magic (an Ollama blob has no suffix)
         suffix = ".gguf"
     if suffix not in SUFFIXES:
-        raise PosembError(f"{flag} {path}: unsupported file type {suffix or '(none)'!r}; "
-                          f"use {', '.join(SUFFIXES)} or a model directory")
+        raise FileError(path, f"unsupported file type {suffix or '(none)'!r}; use {', '.join(SUFFIXES)} or a model "
+                              "directory")
     if suffix == ".gguf":  # llama.cpp's format: tensors and metadata in one file (the optional gguf package)
         from posemb_cli.sources.gguf.file import open_gguf
 
-        shapes, read, kind = open_gguf(path, flag)  # its own metadata is the model's config
+        shapes, read, kind = open_gguf(path)  # its own metadata is the model's config
         return TensorFile(path, "gguf", shapes, read, model_kind=kind)
     opener = {".safetensors": _open_safetensors, ".npy": _open_npy, ".npz": _open_npz}.get(suffix, _open_torch)
-    return opener(path, flag, _config_beside(path, flag))
+    return opener(path, _config_beside(path))
 
 
-def read_json_object(path: str, flag: str) -> dict:
-    """The JSON object in ``path``, or PosembError naming ``flag`` and the file."""
+def read_json_object(path: str) -> dict:
+    """The JSON object in ``path``, or ``FileError`` about the file."""
     from posemb_cli.sources.bounds.json_limits import read_json_file
 
-    value = read_json_file(path, f"{flag} {path}")  # sized and depth-checked before it is parsed
+    value = read_json_file(path, path)  # sized and depth-checked before it is parsed
     if not isinstance(value, dict):
-        raise PosembError(f"{flag} {path}: expected a JSON object")
+        raise FileError(path, "expected a JSON object")
     return value
 
 
-def _config_beside(path: str, flag: str) -> dict | None:
+def _config_beside(path: str) -> dict | None:
     candidate = os.path.join(os.path.dirname(os.path.abspath(path)), "config.json")
-    return read_json_object(candidate, flag) if os.path.isfile(candidate) else None
+    return read_json_object(candidate) if os.path.isfile(candidate) else None
 
 
-def _open_directory(path: str, flag: str) -> TensorFile:
+def _open_directory(path: str) -> TensorFile:
     config_path = os.path.join(path, "config.json")
     for name in _DIRECTORY_FILES:
         weights = os.path.join(path, name)
         if not os.path.isfile(weights):
             continue
-        model_config = read_json_object(config_path, flag) if os.path.isfile(config_path) else None
+        model_config = read_json_object(config_path) if os.path.isfile(config_path) else None
         if name.endswith(".index.json"):
-            return _open_sharded(weights, flag, model_config, display=path)
+            return _open_sharded(weights, model_config, display=path)
         opener = _open_safetensors if name.endswith(".safetensors") else _open_torch
-        return opener(weights, flag, model_config)
-    raise PosembError(f"{flag} {path}: the directory holds none of {', '.join(_DIRECTORY_FILES)}")
+        return opener(weights, model_config)
+    raise FileError(path, f"the directory holds none of {', '.join(_DIRECTORY_FILES)}")
 
 
-def _open_safetensors(path: str, flag: str, model_config: dict | None) -> TensorFile:
+def _open_safetensors(path: str, model_config: dict | None) -> TensorFile:
     from posemb_cli.sources.safetensors.header import read_safetensors_header
 
-    what = f"{flag} {path}"
-    header = read_safetensors_header(path, what)  # every tensor sized before anything is mapped
-    require_mapping(what, header.file_size)  # safe_open maps the whole file
+    header = read_safetensors_header(path, path)  # every tensor sized before anything is mapped
+    require_mapping(path, header.file_size)  # safe_open maps the whole file
     from safetensors import SafetensorError, safe_open
 
     try:
@@ -127,13 +126,14 @@ def _open_safetensors(path: str, flag: str, model_config: dict | None) -> Tensor
             for name in handle.keys():
                 handle.get_slice(name)
     except (SafetensorError, OSError, ValueError) as exc:
-        raise PosembError(f"{what}: not a valid safetensors file ({brief(exc)})") from None
+        raise FileError(path, f"not a valid safetensors file ({brief(exc)})") from None
     except (MemoryError, RuntimeError) as exc:  # the system refused the map: more than it will commit
         if isinstance(exc, RuntimeError) and "mmap" not in str(exc):
             raise
-        require_memory(what, header.file_size, detail="the file is mapped whole")
-        raise PosembError(f"{what}: its {format_bytes(header.file_size)} cannot be mapped into memory here "
-                          f"({brief(str(exc).split(': ')[-1]) or type(exc).__name__}); give a smaller file") from None
+        require_memory(path, header.file_size, detail="the file is mapped whole")
+        why = brief(str(exc).split(": ")[-1]) or type(exc).__name__
+        raise FileError(path, f"its {format_bytes(header.file_size)} cannot be mapped into memory here ({why}); give "
+                              "a smaller file") from None
 
     def read(name: str):
         from posemb_cli.sources.safetensors.tensor_map import mapped_tensor
@@ -152,12 +152,12 @@ def _open_safetensors(path: str, flag: str, model_config: dict | None) -> Tensor
     return TensorFile(path, "safetensors", header.shapes(), read, model_config, header.nbytes(), locator=locate)
 
 
-def _open_sharded(index_path: str, flag: str, model_config: dict | None, *, display: str) -> TensorFile:
-    weight_map = read_json_object(index_path, flag).get("weight_map")
+def _open_sharded(index_path: str, model_config: dict | None, *, display: str) -> TensorFile:
+    weight_map = read_json_object(index_path).get("weight_map")
     if not isinstance(weight_map, dict):
-        raise PosembError(f"{flag} {index_path}: no 'weight_map' object in the index")
+        raise FileError(index_path, "no 'weight_map' object in the index")
     folder = os.path.dirname(index_path)
-    shards = {shard: _open_safetensors(os.path.join(folder, shard), flag, None) for shard in set(weight_map.values())}
+    shards = {shard: _open_safetensors(os.path.join(folder, shard), None) for shard in set(weight_map.values())}
     shapes = {name: shards[shard].shapes[name] for name, shard in weight_map.items() if name in shards[shard].shapes}
     nbytes = {name: shards[weight_map[name]].nbytes[name] for name in shapes}
     return TensorFile(display, "safetensors", shapes, lambda name: shards[weight_map[name]].read(name), model_config,
@@ -178,35 +178,35 @@ def _flatten(state, prefix: str = "") -> dict:
     return out
 
 
-def _open_torch(path: str, flag: str, model_config: dict | None) -> TensorFile:
+def _open_torch(path: str, model_config: dict | None) -> TensorFile:
     import pickle
 
     try:
         with warnings.catch_warnings():  # e.g. torch's note on pickle protocol 4: never an extra stderr line
             warnings.simplefilter("ignore")
-            state = _torch_load(path, flag)
+            state = _torch_load(path)
     except PosembError:
         raise
     except pickle.UnpicklingError as exc:
         needed = re.search(r"Unsupported global: GLOBAL (\S+)", str(exc))
         if needed:
-            raise PosembError(f"{flag} {path}: refused, the pickle needs code ({needed.group(1)}) to load and "
-                              f"was not run; only plain tensors load (weights_only=True)") from None
+            raise FileError(path, f"refused, the pickle needs code ({needed.group(1)}) to load and was not run; "
+                                  "only plain tensors load (weights_only=True)") from None
         reason = re.search(r"WeightsUnpickler error:\s*(\S[^\n]*)", str(exc))
         detail = brief(reason.group(1)) if reason else type(exc).__name__
-        raise PosembError(f"{flag} {path}: not a readable PyTorch state dict ({detail})") from None
+        raise FileError(path, f"not a readable PyTorch state dict ({detail})") from None
     except Exception as exc:  # noqa: BLE001 - garbage bytes fail the unpickler in many ways (IndexError, KeyError...)
         detail = brief(exc) or type(exc).__name__
-        raise PosembError(f"{flag} {path}: not a readable PyTorch state dict ({detail})") from None
+        raise FileError(path, f"not a readable PyTorch state dict ({detail})") from None
     if not isinstance(state, dict):
-        raise PosembError(f"{flag} {path}: holds a {type(state).__name__}, not a state dict of named tensors")
+        raise FileError(path, f"holds a {type(state).__name__}, not a state dict of named tensors")
     tensors = _flatten(state)
     shapes = {name: tuple(tensor.shape) for name, tensor in tensors.items()}
     nbytes = {name: tensor.numel() * tensor.element_size() for name, tensor in tensors.items()}
     return TensorFile(path, "torch", shapes, tensors.__getitem__, model_config, nbytes)
 
 
-def _torch_load(path: str, flag: str):
+def _torch_load(path: str):
     """``torch.load`` of plain tensors only, memory-mapped where the file allows."""
     import torch
 
@@ -215,7 +215,7 @@ def _torch_load(path: str, flag: str):
     except RuntimeError as exc:
         if "mmap" not in str(exc):  # an old, non-zip file cannot be memory-mapped
             raise
-    require_memory(f"{flag} {path}", 2 * os.stat(path).st_size, detail="an old-format file is read whole")
+    require_memory(path, 2 * os.stat(path).st_size, detail="an old-format file is read whole")
     return torch.load(path, weights_only=True, map_location="cpu")
 
 
@@ -229,25 +229,25 @@ def _numpy_reader(load: Callable[[str], object]) -> Callable[[str], object]:
     return read
 
 
-def _open_npy(path: str, flag: str, model_config: dict | None) -> TensorFile:
+def _open_npy(path: str, model_config: dict | None) -> TensorFile:
     import numpy as np
 
-    shape, dtype, offset = _npy_header(path, flag)
+    shape, dtype, offset = _npy_header(path)
     nbytes = math.prod(shape) * dtype.itemsize
     if os.stat(path).st_size - offset < nbytes:
-        raise PosembError(f"{flag} {path}: truncated: the header declares {list(shape)} {dtype} "
-                          f"({format_bytes(nbytes)}) but the file is shorter")
-    require_memory(f"{flag} {path}", 2 * nbytes, detail=f"{list(shape)} {dtype} and a copy")
+        raise FileError(path, f"truncated: the header declares {list(shape)} {dtype} ({format_bytes(nbytes)}) but "
+                              "the file is shorter")
+    require_memory(path, 2 * nbytes, detail=f"{list(shape)} {dtype} and a copy")
     try:
         array = np.load(path, allow_pickle=False, mmap_mode="r")
     except (ValueError, OSError) as exc:
-        raise PosembError(f"{flag} {path}: not a plain .npy array ({brief(exc)})") from None
+        raise FileError(path, f"not a plain .npy array ({brief(exc)})") from None
     name = os.path.splitext(os.path.basename(path))[0]
     return TensorFile(path, "npy", {name: tuple(array.shape)}, _numpy_reader(lambda _name: array), model_config,
                       {name: nbytes})
 
 
-def _npy_header(path: str, flag: str):
+def _npy_header(path: str):
     """(shape, dtype, data offset) from the header of the .npy file at ``path``, no data read."""
     import numpy as np
 
@@ -259,10 +259,10 @@ def _npy_header(path: str, flag: str):
             shape, _fortran, dtype = header(handle)
             return tuple(shape), dtype, handle.tell()
     except Exception as exc:  # noqa: BLE001 - a bad header fails numpy's parser in many ways (TokenError too)
-        raise PosembError(f"{flag} {path}: not a plain .npy array ({brief(exc)})") from None
+        raise FileError(path, f"not a plain .npy array ({brief(exc)})") from None
 
 
-def _open_npz(path: str, flag: str, model_config: dict | None) -> TensorFile:
+def _open_npz(path: str, model_config: dict | None) -> TensorFile:
     import numpy as np
 
     try:
@@ -278,12 +278,12 @@ def _open_npz(path: str, flag: str, model_config: dict | None) -> TensorFile:
                 shapes[member.removesuffix(".npy")] = tuple(shape)
                 nbytes[member.removesuffix(".npy")] = math.prod(shape) * dtype.itemsize
     except Exception as exc:  # noqa: BLE001 - a bad member header fails numpy's parser in many ways
-        raise PosembError(f"{flag} {path}: not a plain .npz archive ({brief(exc)})") from None
+        raise FileError(path, f"not a plain .npz archive ({brief(exc)})") from None
 
     def load(name: str):
         try:
             return archive[name]
         except Exception as exc:  # noqa: BLE001 - a damaged member fails zlib, zipfile or numpy in many ways
-            raise PosembError(f"{flag} {path}: array {name!r} is not plain numbers ({brief(exc)})") from None
+            raise FileError(path, f"array {name!r} is not plain numbers ({brief(exc)})") from None
 
     return TensorFile(path, "npz", shapes, _numpy_reader(load), model_config, nbytes)

@@ -229,3 +229,47 @@ def test_every_rule_id_is_described():
     for source in Path(rules.__file__).parent.glob("*.py"):
         emitted |= set(re.findall(r'Finding\(\s*"([a-z0-9-]+)"', source.read_text(encoding="utf-8")))
     assert emitted and emitted <= set(RULES)
+
+
+def test_a_finding_points_at_the_key_its_rule_sets_not_at_a_name_in_its_message(tmp_path):
+    from posemb_cli.commands.doctor.locations import locate
+    from posemb_cli.commands.doctor.report import DoctorReport, Finding
+
+    path = write(tmp_path, PLANTED)
+    said = "max_position_embeddings and rope_theta are named first; torch_dtype too"
+    report = DoctorReport(source={"config": path}, findings=[
+        Finding("x", "error", said, "fix", key="rope_scaling.factor"),
+        Finding("y", "error", said, "fix", key="rope_scaling.beta_fast"),  # missing: the block it belongs in
+        Finding("z", "error", said, "fix")])  # about no key: the file's first line
+    located = [finding.location for finding in locate(report).findings]
+    assert [(place.line, place.column) for place in located] == [line_of(path, "factor"),
+                                                                 line_of(path, "rope_scaling"), (1, 1)]
+    assert [place.key for place in located] == ["rope_scaling.factor", "rope_scaling", None]
+
+
+def test_every_rule_sets_the_key_it_is_about(tmp_path):
+    """Each finding of a config carries its key, and its location is that key or the object holding it."""
+    configs = [PLANTED, {**SMALL, "max_position_embeddings": 32768, "rope_theta": 10000.0},
+               {"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_positions": 128},
+               {**SMALL, "hidden_size": 250}, {**SMALL, "partial_rotary_factor": 2.0},
+               {**SMALL, "rope_theta": "ten", "rope_scaling": {"type": "linear", "rope_type": "dynamic",
+                                                                "factor": 2.0}}]
+    seen = set()
+    for number, config in enumerate(configs):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        path = write(folder, config)
+        _, found = findings("--config", path)
+        assert found
+        from posemb_cli.commands.doctor.examine import run_doctor
+        from posemb_cli.sources.naming.model_file import flag_model
+
+        keys = {(f.id, f.message): f.key for f in run_doctor(flag_model("--config", path)).findings}
+        for finding in found:
+            key = keys[finding["id"], finding["message"]]
+            assert key is not None, finding["id"]
+            where = finding["location"]["key"]
+            assert where is not None and (key == where or key.startswith(where + ".")), (key, where)
+            seen.add(finding["id"])
+    assert {"no-rope", "rope-base-bound", "unknown-field", "missing-field", "factor-below-one",
+            "low-precision-positions", "partial-rotary", "head-size", "rope-theta-missing", "rope-type-conflict"} <= seen

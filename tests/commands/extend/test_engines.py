@@ -34,7 +34,7 @@ def _cases(name: str):
     report = report_of(name)
     if isinstance(report, str):
         return None
-    reading, _ = open_model(model_file(str(PUBLISHED / name), "MODEL"), "MODEL")
+    reading, _ = open_model(model_file(str(PUBLISHED / name)))
     trained = [one for one in trained_sets(reading, report.to) if one.needs_extension]
     return report, reading, [(candidate, [(one, candidate_spec(candidate.scaling, one, report.to, None))
                                           for one in trained]) for candidate in report.candidates]

@@ -16,7 +16,7 @@ import importlib
 import numpy as np
 import pytest
 
-from tests.sources.test_real_gguf import GEMMA, SMOL, _file
+from tests.sources.gguf.test_real_gguf import GEMMA, SMOL, _file
 
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("accelerate")

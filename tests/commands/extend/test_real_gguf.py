@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from tests.cli.test_json_schemas import check
 from tests.extend_promises import check_extend_promises, pair_sums
-from tests.sources.test_real_gguf import GEMMA, SMOL, _file
+from tests.sources.gguf.test_real_gguf import GEMMA, SMOL, _file
 
 runner = CliRunner()
 

@@ -22,7 +22,7 @@ pytest.importorskip("accelerate")
 
 from tests.commands.heads.test_gguf import assert_matches_loaded  # noqa: E402
 from tests.commands.heads.test_transformers import heads_json  # noqa: E402
-from tests.sources.test_real_gguf import GEMMA, SMOL, _file, _header  # noqa: E402
+from tests.sources.gguf.test_real_gguf import GEMMA, SMOL, _file, _header  # noqa: E402
 
 
 @pytest.mark.parametrize("path", [SMOL, GEMMA], ids=["smollm2", "gemma3"])

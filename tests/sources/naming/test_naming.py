@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError, PosembError
 from posemb_cli.sources.naming.model_file import model_file
 from posemb_cli.sources.naming.read import read_model
 from posemb_cli.sources.naming.resolve import resolve_model
@@ -70,9 +70,9 @@ def test_a_gguf_repository_needs_its_quant(hf_cache):
 
 def test_a_model_not_cached_says_where_posemb_looked_and_that_it_does_not_download(hf_cache):
     with pytest.raises(PosembError) as caught:
-        resolve_model("nobody/nothing", "MODEL")
+        resolve_model("nobody/nothing")
     message = str(caught.value)
-    assert message.startswith("MODEL nobody/nothing: not a file or directory")
+    assert message.startswith("nobody/nothing: not a file or directory")
     assert str(hf_cache) in message and "does not download" in message
     with pytest.raises(PosembError, match="revision nope is not in the Hugging Face cache"):
         resolve_model("tiny/llama@nope")
@@ -97,5 +97,6 @@ def test_an_ollama_name_reads_its_gguf_blob(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("name", ["no/such/thing/here", "./missing", "nothing-at-all"])
 def test_anything_else_is_refused_naming_it(name, hf_cache):
-    with pytest.raises(PosembError, match="MODEL"):
+    with pytest.raises(FileError, match="no such file or directory") as caught:
         resolve_model(name)
+    assert caught.value.path == name

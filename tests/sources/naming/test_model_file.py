@@ -4,7 +4,7 @@ weights file with its config.json beside it; refusals name MODEL and what is mis
 from __future__ import annotations
 
 import pytest
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError
 from posemb_cli.sources.naming.model_file import model_file
 
 
@@ -36,6 +36,6 @@ def test_refusals_name_the_argument(tmp_path, layout, needle):
         else:
             target.parent.mkdir(exist_ok=True)
             target.write_bytes(content)
-    with pytest.raises(PosembError, match=needle) as raised:
+    with pytest.raises(FileError, match=needle) as raised:
         model_file(str(target))
-    assert str(raised.value).startswith(f"MODEL {target}")
+    assert raised.value.path == str(target) and str(raised.value).startswith(f"{target}: ")
