@@ -195,6 +195,8 @@ def _per_layer_type(text: dict, blocks: dict, prefix: str, notes: list[str]) -> 
 
 
 def _same(one, other) -> bool:
+    if one is other:  # a value the edit did not touch (the edit copies only what it changes)
+        return True
     if isinstance(one, dict) and isinstance(other, dict):
         return one.keys() == other.keys() and all(_same(one[key], other[key]) for key in one)
     if isinstance(one, list) and isinstance(other, list):
@@ -218,13 +220,15 @@ def _diff(old: dict, new: dict, prefix: str, ops: list[dict]) -> None:
 
 
 def apply_ops(config: dict, ops: list[dict]) -> dict:
-    """``config`` with the edit ``ops`` applied (a copy; dotted keys address nested objects)."""
-    out = copy.deepcopy(config)
+    """``config`` with the edit ``ops`` applied (dotted keys address nested objects); ``config`` is not modified: the
+    objects an op changes are copied, the rest shared (a config may hold far more than its RoPE keys)."""
+    out = dict(config)
     for op in ops:
         *parents, last = op["key"].split(".")
         target = out
         for name in parents:
-            target = target.setdefault(name, {})
+            target[name] = dict(target.get(name, {}))
+            target = target[name]
         if op["op"] == "remove":
             target.pop(last, None)
         else:
@@ -245,7 +249,9 @@ def edit_config(config: dict, rope_parameters: dict, target: int) -> ConfigEdit:
         The edited config, the edit as ordered ops, and notes on anything not exact in both versions.
     """
     prefix = text_prefix(config)
-    out = copy.deepcopy(config)
+    out = dict(config)  # the edit sets and removes keys of the text model's object only: those two are copied
+    if prefix:
+        out["text_config"] = dict(config["text_config"])
     text = out["text_config"] if prefix else out
     notes: list[str] = []
     if is_per_layer_type(rope_parameters):

@@ -56,8 +56,11 @@ def test_a_parse_that_fits_only_without_torch_is_refused_with_both_sizes(tmp_pat
                    "ulimit -v")
 
 
-def test_the_published_case_at_4_gib_never_ends_in_exit_1(tmp_path):
-    result = posemb_limited(["inspect", "--config", str(_nested_config(tmp_path)), "--json"], 4 * GIB)
+@pytest.mark.parametrize("command", [["inspect", "--config"], ["extend", "--to", "1024"], ["doctor"]],
+                         ids=["inspect", "extend", "doctor"])
+def test_the_published_case_at_4_gib_never_ends_in_exit_1(tmp_path, command):
+    """extend once deep-copied the whole config (its 2.2 GB of lists) to write each engine's edit: MemoryError."""
+    result = posemb_limited([*command, str(_nested_config(tmp_path)), "--json"], 4 * GIB)
     assert result.returncode in (0, 2), result.stderr
     assert "Traceback" not in result.stderr and "MemoryError" not in result.stderr
     if result.returncode == 2:
