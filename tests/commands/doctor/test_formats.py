@@ -272,4 +272,5 @@ def test_every_rule_sets_the_key_it_is_about(tmp_path):
             assert where is not None and (key == where or key.startswith(where + ".")), (key, where)
             seen.add(finding["id"])
     assert {"no-rope", "rope-base-bound", "unknown-field", "missing-field", "factor-below-one",
-            "low-precision-positions", "partial-rotary", "head-size", "rope-theta-missing", "rope-type-conflict"} <= seen
+            "low-precision-positions", "partial-rotary", "head-size", "rope-theta-missing",
+            "rope-type-conflict"} <= seen
