@@ -159,6 +159,31 @@ def test_a_token_table_of_another_width_is_the_models(command):
     assert "--vocab" in message
 
 
+@pytest.mark.parametrize("command", ["inspect", "compare"])
+def test_a_bare_opt_350m_file_reads_its_projected_token_table_and_offset(command, tmp_path):
+    """OPT-350m's weights alone: tokens 16 wide beside 32-wide positions, and project_in [32, 16] mapping one to the
+    other, which only OPT holds: the stored token table gives the token figures, OPT's offset of 2 the rows."""
+    from tests.model_files import save_safetensors
+
+    stored = zoo_tensors("opt_proj")
+    tokens, projection = stored["model.decoder.embed_tokens.weight"], stored["model.decoder.project_in.weight"]
+    position = stored["model.decoder.embed_positions.weight"]
+    assert projection.shape == (position.shape[1], tokens.shape[1]) and tokens.shape[1] != position.shape[1]
+    doc, _ = run_json(command, "--checkpoint", zoo_weights_only("opt_proj", tmp_path))
+    entry = doc if command == "inspect" else doc["schemes"][0]
+    assert entry["params"] == {"token": tokens.numel(), "position": position[2:].numel(),
+                               "total": tokens.numel() + position[2:].numel(),
+                               "overhead": position[2:].numel() / tokens.numel()}
+    assert doc["config"]["vocab"] == tokens.shape[0] and doc["config"]["ctx"] == position.shape[0] - 2
+    assert entry["source"]["position_offset"] == 2 and "project_in" in entry["source"]["offset_reason"]
+    assert "model.decoder.project_in.weight" in entry["source"]["token_note"]
+    # without the projection nothing in the file ties the two widths: the token table stays unknown, rows from 0
+    alone = {name: value.numpy() for name, value in stored.items() if "project_in" not in name}
+    doc, _ = run_json(command, "--checkpoint", save_safetensors(tmp_path / "no_projection.safetensors", alone))
+    entry = doc if command == "inspect" else doc["schemes"][0]
+    assert entry["params"]["token"] is None and entry["source"]["position_offset"] == 0
+
+
 def test_an_unknown_token_table_is_a_dash_in_the_tables():
     result = invoke("inspect", "--checkpoint", zoo_model("vit"), "--no-plot", "-k", "4")
     assert result.exit_code == 0, result.output

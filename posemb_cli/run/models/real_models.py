@@ -117,6 +117,8 @@ def _finished(result: SchemeReport, model, *, vocab_typed: bool) -> SchemeReport
     if reading is not None and (model.loaded is None or model.projected_tokens is not None) \
             and reading.token_parameters is not None:  # the model's token table, not one head's (or as stored)
         params = dataclasses.replace(params, token=reading.token_parameters)
+    elif model.projected_tokens is not None:  # no config: the stored table the weights project
+        params = dataclasses.replace(params, token=model.projected_tokens[0] * model.projected_tokens[1])
     if model.vocab is None and not vocab_typed:
         params = dataclasses.replace(params, token=None)
     source: SourceDescription = model

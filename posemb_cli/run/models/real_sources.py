@@ -102,8 +102,11 @@ class RealModel:
         """(rows, width) of a stored token table narrower or wider than the model (OPT-350m: word_embed_proj_dim
         512 != hidden_size 1,024, projected to the hidden size), which the position table's width does not find."""
         reading = self.reading
-        if self.loaded is None or self.loaded.vocab is not None or reading is None or reading.token_table is None:
+        if self.loaded is None or self.loaded.vocab is not None:
             return None
+        if reading is None or reading.token_table is None:  # no config: the weights' own projection tells
+            projected = self.loaded.projected
+            return None if projected is None else (projected.rows, projected.width)
         return reading.token_table if reading.token_table[1] != reading.hidden_size else None
 
     @property
@@ -114,6 +117,11 @@ class RealModel:
     @property
     def token_note(self) -> str | None:
         projected = self.projected_tokens
+        stored = None if self.loaded is None else self.loaded.projected
+        if projected is not None and stored is not None and (self.reading is None or self.reading.token_table is None):
+            return (f"token parameters from the stored token table {stored.key} [{stored.rows}, {stored.width}], "
+                    f"projected to the position table's width {self.loaded.dim} by {stored.projection} (no "
+                    "config.json: the weights' projection tells)")
         if projected is not None and self.reading is not None:
             return (f"token parameters from the stored token table [{projected[0]}, {projected[1]}], of another "
                     f"width than the model's {self.reading.hidden_size} (projected to it)")

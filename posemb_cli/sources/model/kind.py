@@ -101,6 +101,10 @@ class ModelKind:
         if any(tag in lowered for tag in ("roberta", "camembert", "longformer")):
             return 2, "RoBERTa-family name: positions start after padding_idx 1 (no config.json; RoBERTa's pad)"
         if _matches(key, ("embed_positions.weight", "embed_positions")):
+            project_in = key.rsplit("embed_positions", 1)[0] + "project_in.weight"
+            if project_in in shapes:  # OPT's input projection beside its table: OPTLearnedPositionalEmbedding
+                return 2, (f"no config.json: {project_in} is OPT's (word_embed_proj_dim), whose learned positions "
+                           "carry an offset of 2")
             return 0, ("no config.json: embed_positions is OPT's and BART's (offset 2) and Whisper's (offset 0); "
                        "rows from 0, give --position-offset 2 for OPT or BART")
         return 0, "no reserved rows (no config.json)"

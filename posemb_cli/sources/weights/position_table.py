@@ -40,6 +40,7 @@ class LoadedTable:
     model_kind: ModelKind | None = None
     token_note: str | None = None
     class_row: torch.Tensor | None = None  # (D,) a vision table's class-token row, kept out of the analysis
+    projected: ProjectedTokens | None = None  # a token table of another width that the weights project to D
 
     @property
     def rows(self) -> int:
@@ -108,6 +109,32 @@ def find_position_key(tensors: TensorFile, key: str | None) -> str:
         raise FileError(tensors.path, f"several position tables: {_listing(found)}; "
                                       f"pick one with --key NAME")
     return found[0]
+
+
+@dataclass(frozen=True)
+class ProjectedTokens:
+    """A stored token table of another width than the position table's, and the projection the weights map it to
+    that width with (OPT-350m: tokens ``word_embed_proj_dim`` 512 wide, ``project_in`` [1024, 512])."""
+
+    key: str
+    rows: int
+    width: int
+    projection: str
+
+
+_PROJECTIONS = ("project_in.weight",)  # OPT's input projection: an nn.Linear weight, (out features, in features)
+
+
+def projected_tokens(tensors: TensorFile, dim: int) -> ProjectedTokens | None:
+    """The one token table of another width, where the file also holds an input projection of shape [dim, width]
+    (the rule a file without config.json is read by); None when either is missing or ambiguous."""
+    tables = sorted(n for n, shape in tensors.shapes.items() if _matches(n, TOKEN_NAMES) and len(shape) == 2)
+    if len({tuple(tensors.shapes[n]) for n in tables}) != 1:
+        return None
+    rows, width = (int(size) for size in tensors.shapes[tables[0]])
+    found = sorted(n for n, shape in tensors.shapes.items()
+                   if _matches(n, _PROJECTIONS) and tuple(shape) == (dim, width))
+    return ProjectedTokens(tables[0], rows, width, found[0]) if len(found) == 1 else None
 
 
 def find_token_key(tensors: TensorFile, dim: int) -> str | None:
@@ -217,4 +244,5 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
         path=path, key=name, table=table, position_offset=offset, offset_reason=reason,
         stored_rows=stored_rows, stored_dtype=str(stored.dtype).removeprefix("torch."), vocab=vocab,
         token_key=token_key, kind=tensors.kind, model_kind=kind, token_note=token_note,
-        class_row=stored.reshape(stored_rows, dim)[0] if "class token" in reason else None)
+        class_row=stored.reshape(stored_rows, dim)[0] if "class token" in reason else None,
+        projected=projected_tokens(tensors, dim) if token_key is None else None)
