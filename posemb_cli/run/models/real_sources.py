@@ -118,7 +118,8 @@ class RealModel:
     def token_note(self) -> str | None:
         projected = self.projected_tokens
         stored = None if self.loaded is None else self.loaded.projected
-        if projected is not None and stored is not None and (self.reading is None or self.reading.token_table is None):
+        if projected is not None and self.loaded is not None and stored is not None \
+                and (self.reading is None or self.reading.token_table is None):
             return (f"token parameters from the stored token table {stored.key} [{stored.rows}, {stored.width}], "
                     f"projected to the position table's width {self.loaded.dim} by {stored.projection} (no "
                     "config.json: the weights' projection tells)")
