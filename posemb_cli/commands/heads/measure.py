@@ -137,15 +137,17 @@ def _layer(record, weights, qk, sets: dict, per_block: int, pool) -> LayerHeads:
 
 
 def _layers(reading: ModelReading, qk, sets: dict, progress: Progress, side_by_side: int,
-            measure: Callable = _layer) -> list:
-    """Every layer's heads, in order: ``measure(record, weights, qk, sets, per_block, pool)`` of each rotating layer,
-    None for a layer without RoPE. A reader thread reads the next rotating layer (into the other of two buffers)
-    while this one is measured, its blocks of key/value groups side by side in ``side_by_side`` threads."""
+            measure: Callable | None = None) -> list:
+    """Every layer's heads, in order: ``measure(record, weights, qk, sets, per_block, pool)`` (``_layer`` unless
+    given) of each rotating layer, None for a layer without RoPE. A reader thread reads the next rotating layer
+    (into the other of two buffers) while this one is measured, its blocks of key/value groups side by side in
+    ``side_by_side`` threads."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
     from posemb_cli.sources.weights.qk_weights import LayerBuffers, groups_per_block
 
     per_block = groups_per_block(qk.shape, side_by_side)
+    measure = measure or _layer
     rotating = [record.layer for record in reading.layers if record.position == "rope" and record.rope_set is not None]
     buffers = (LayerBuffers(), LayerBuffers())  # layer i is read into buffers[i % 2]
     ahead: dict[int, Future] = {}

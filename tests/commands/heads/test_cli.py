@@ -223,10 +223,10 @@ def test_a_layer_that_does_not_fit_in_memory_is_refused(llama, monkeypatch):
     import posemb_cli.sources.bounds.limits as limits
     import posemb_cli.sources.weights.qk_weights as qk_weights
 
-    def short_of_memory(what: str, needed: int, *, detail: str = "") -> None:  # the config's read still fits
+    def short_of_memory(what: str, needed: int, *, detail: str = "", about: str = "") -> None:  # the config fits
         with monkeypatch.context() as patched:
             patched.setattr(limits, "cpu_available_bytes", lambda: 1024)
-            limits.require_memory(what, needed, detail=detail)
+            limits.require_memory(what, needed, detail=detail, about=about)
 
     monkeypatch.setattr(qk_weights, "require_memory", short_of_memory)
     check_refused(["heads", "--checkpoint", llama], "layer 0's query and key weights: reading it needs about")
