@@ -34,7 +34,7 @@ _LAZY = {
     "make_config": "posemb_cli.run.config",
     "TablePositionalEmbedding": "posemb_cli.core.schemes.table",
     "load_checkpoint": "posemb_cli.sources.weights.position_table",
-    "read_rope_config": "posemb_cli.sources.naming.read",
+    "read_rope_config": "posemb_cli.api",
     "similarity_heatmap": "posemb_cli.measures.heatmap",
 }
 

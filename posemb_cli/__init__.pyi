@@ -11,6 +11,7 @@ from posemb_cli.api import inspect_model as inspect_model
 from posemb_cli.api import order as order
 from posemb_cli.api import padding as padding
 from posemb_cli.api import precision as precision
+from posemb_cli.api import read_rope_config as read_rope_config
 from posemb_cli.errors import PosembError as PosembError
 from posemb_cli.reports import CompareReport as CompareReport
 from posemb_cli.reports import DoctorReport as DoctorReport

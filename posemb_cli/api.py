@@ -44,8 +44,10 @@ if TYPE_CHECKING:
         PrecisionFlags,
     )
     from posemb_cli.run.command_flags import Flags
+    from posemb_cli.sources.model.rope_model import RopeModel
 
-__all__ = ["compare", "doctor", "extend", "heads", "inspect", "inspect_model", "order", "padding", "precision"]
+__all__ = ["compare", "doctor", "extend", "heads", "inspect", "inspect_model", "order", "padding", "precision",
+           "read_rope_config"]
 
 
 def _flags(name: str, given: dict[str, Any]) -> Flags:
@@ -173,3 +175,15 @@ def extend(path: str, *, to: int, **flags: Unpack[ExtendFlags]) -> ExtendReport:
     report = extend_command(chosen)
     _plot(chosen, report)
     return report
+
+
+def read_rope_config(path: str) -> RopeModel:
+    """Read a config.json, a model directory or a .gguf file into the model's RoPE, one per layer type; a refusal
+    names the file as ``--config PATH`` names it on the command line."""
+    from posemb_cli.run.models.model_source import speaking_of
+    from posemb_cli.sources.model.rope_model import rope_model_of
+    from posemb_cli.sources.naming.model_file import flag_model
+    from posemb_cli.sources.naming.read import read_model
+
+    with speaking_of(flag_model("--config", path)):
+        return rope_model_of(read_model(path))

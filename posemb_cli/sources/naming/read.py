@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import os
 
-from posemb_cli.errors import FileError, PosembError
+from posemb_cli.errors import FileError
 from posemb_cli.sources.gguf.header import is_gguf
 from posemb_cli.sources.hf_config.reading import read_config
 from posemb_cli.sources.model.families import TOKEN_NAMES
 from posemb_cli.sources.model.reading import ModelReading
-from posemb_cli.sources.model.rope_model import RopeModel, rope_model_of
 from posemb_cli.sources.weights.tensor_files import TensorFile, read_json_object
 
-__all__ = ["config_file", "read_checkpoint_model", "read_model", "read_rope_config", "stored_token_table"]
+__all__ = ["config_file", "read_checkpoint_model", "read_model", "stored_token_table"]
 
 
 def config_file(path: str) -> str:
@@ -72,14 +71,3 @@ def read_checkpoint_model(tensors: TensorFile, path: str, *, lenient: bool = Fal
     import dataclasses
 
     return dataclasses.replace(reading, token_table=stored_token_table(tensors, reading.hidden_size))
-
-
-def read_rope_config(path: str) -> RopeModel:
-    """Read a config.json, a model directory or a .gguf file into the model's RoPE, one per layer type.
-
-    The library's ``--config``: a refusal names the file as ``--config PATH`` names it on the command line.
-    """
-    try:
-        return rope_model_of(read_model(path))
-    except FileError as exc:
-        raise PosembError(f"--config {exc}") from None

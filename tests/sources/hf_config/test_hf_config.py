@@ -10,11 +10,11 @@ import math
 import numpy as np
 import pytest
 import torch
+from posemb_cli.api import read_rope_config
 from posemb_cli.cli.app import app
 from posemb_cli.core.schemes import build_scheme
 from posemb_cli.run.config import PosembError, make_config
 from posemb_cli.run.models.real_models import rope_model_shape, rope_settings
-from posemb_cli.sources.naming.read import read_rope_config
 from typer.testing import CliRunner
 
 from tests.position_oracles import llama3_inv_freq, plain_inv_freq, yarn_inv_freq
