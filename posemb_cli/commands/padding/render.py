@@ -32,6 +32,18 @@ def why(result: dict, pad: int) -> str:
 
 
 _CAPTION = "arange: ids 0..N+T-1 whatever the mask; from_mask: cumsum(mask)-1 (pads set to 1)"
+_ROUNDING = ("<x: a change within the dtype's rounding (relative change at most its rounding level), whose digits "
+             "differ from machine to machine; --json gives them")
+
+
+def _figures(result: dict) -> tuple[str, str]:
+    """max |Δ| and the relative change; a change within rounding as its bound (``<x``): its own digits are the
+    rounding of this machine's arithmetic, not a property of the scheme."""
+    gap, relative = result["max_abs_diff"], result["relative_diff"]
+    if not result["invariant"] or gap == 0:
+        return general(gap), general(relative)
+    rounding = result["rounding_level"]
+    return f"<{general(rounding * result['output_max_abs'])}", f"<{general(rounding)}"
 
 
 def _table(report: PaddingReport, *, footnotes: bool) -> Table:
@@ -40,8 +52,9 @@ def _table(report: PaddingReport, *, footnotes: bool) -> Table:
     pad = report.config["pad"]
     reasons = list(dict.fromkeys(why(result, pad) for result in report.results))
     letters = {reason: chr(ord("a") + index) for index, reason in enumerate(reasons)}
-    caption = "\n".join([*(f"{letters[reason]}: {reason}" for reason in reasons), _CAPTION] if footnotes
-                        else [_CAPTION])
+    within = [_ROUNDING] if any(_figures(result)[1].startswith("<") for result in report.results) else []
+    caption = "\n".join([*(f"{letters[reason]}: {reason}" for reason in reasons), _CAPTION, *within] if footnotes
+                        else [_CAPTION, *within])
     table = Table(title=f"Left padding with {pad} masked pad tokens: largest change of the real tokens' outputs",
                   title_justify="left", caption=caption, caption_justify="left")
     for name, justify in (("scheme", "left"), ("position ids", "left"), ("max |Δ|", "right"),
@@ -51,8 +64,8 @@ def _table(report: PaddingReport, *, footnotes: bool) -> Table:
         mark = Text("✓ invariant", style="green") if result["invariant"] else Text("✗ shifts", style="bold red")
         scheme = result["scheme"] + (f" {result['rope_set']}" if result.get("rope_set", "shared") != "shared" else "")
         reason = why(result, pad)
-        table.add_row(scheme, result["position_ids"], general(result["max_abs_diff"]),
-                      general(result["relative_diff"]), mark, letters[reason] if footnotes else reason)
+        table.add_row(scheme, result["position_ids"], *_figures(result), mark,
+                      letters[reason] if footnotes else reason)
     return table
 
 

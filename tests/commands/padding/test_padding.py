@@ -114,6 +114,28 @@ def test_padding_json_and_tables():
     assert "rows 5..5+T-1" in table.stdout and "the shift by 5 cancels" in table.stdout
 
 
+def test_a_change_within_rounding_prints_its_bound_not_its_digits():
+    """The digits of a change within rounding are this machine's arithmetic: the table prints the bound the verdict
+    used (relative <= rounding_level, so max |change| <= rounding_level * output_max_abs), read from the JSON."""
+    from posemb_cli.render.format import general
+
+    args = ["padding", "--dim", "16", "--ctx", "32", "--vocab", "30", "-b", "2", "-t", "8", "--pad", "5",
+            "--device", "cpu", "--schemes", "rope,learned"]
+    doc = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    table = runner.invoke(app, args, env={"COLUMNS": "200"}).stdout
+    rows = {tuple(line.replace("│", " ").split()[:2]): line.replace("│", " ").split() for line in table.splitlines()
+            if line.startswith("│")}
+    for result in doc["results"]:
+        cells = rows[result["scheme"], result["position_ids"]]
+        if result["invariant"] and result["max_abs_diff"] > 0:
+            rounding = result["rounding_level"]
+            assert cells[2:4] == [f"<{general(rounding * result['output_max_abs'])}", f"<{general(rounding)}"]
+        else:
+            assert cells[2:4] == [general(result["max_abs_diff"]), general(result["relative_diff"])]
+    assert any(r["invariant"] and r["max_abs_diff"] > 0 for r in doc["results"])  # rope under arange
+    assert "<x: a change within the dtype's rounding" in table
+
+
 @pytest.mark.parametrize(("args", "needle"), [
     (["--pad", "0"], "--pad"),
     (["--pad", "30", "--ctx", "32", "-t", "8"], "--pad 30"),
