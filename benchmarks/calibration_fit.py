@@ -23,15 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 from posemb_cli.measures.loss_prediction import NEAR, features
 from posemb_cli.measures.rank_agreement import rank_agreement
 
-REAL = Path(os.environ.get("POSEMB_REAL_MODELS", os.path.expanduser("~/.cache/posemb-real-models")))
-MODEL = REAL / "SmolLM2-135M-Instruct.Q4_1.gguf"
+from record import SMOLLM2 as MODEL
+
 TRAINED = 8192
 PREFIXES = (10_240, 12_288, 14_336, 16_384, 20_480, 24_576)
 COVERAGE = 0.9

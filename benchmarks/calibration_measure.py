@@ -24,7 +24,6 @@ per run, and ``runs.jsonl`` with each run's summary), so an interrupted queue ke
 from __future__ import annotations
 
 import argparse
-import datetime
 import glob
 import json
 import os
@@ -35,8 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-REAL = Path(os.environ.get("POSEMB_REAL_MODELS", os.path.expanduser("~/.cache/posemb-real-models")))
-MODEL = REAL / "SmolLM2-135M-Instruct.Q4_1.gguf"
+from record import SMOLLM2 as MODEL
+from record import now
+
 TRAINED, BASE, HEAD_DIM = 8192, 100_000.0, 64
 SPAN = 16
 SEED = 34
@@ -212,7 +212,7 @@ def main() -> None:
         row = {"text": text, "scaling": name, "length": args.length, "rope_parameters": catalogue[name],
                "inv_freq_built": inv_freq, "inv_freq_after": held, "attention_factor": attention,
                "seconds": seconds, "threads": torch.get_num_threads(), "tokens_in_text": len(encoded[text]),
-               "recorded": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+               "recorded": now(),
                "load_average": os.getloadavg(), "python": platform.python_version(),
                **summarise(losses, hits, mask, placed, args.length)}
         with record.open("a", encoding="utf-8") as handle:

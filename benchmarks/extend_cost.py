@@ -18,16 +18,11 @@ The ratio of the medians is the cost of posemb's measurement over the bare forwa
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import os
-import platform
 import statistics
 import time
-from pathlib import Path
 
-REAL = Path(os.environ.get("POSEMB_REAL_MODELS", os.path.expanduser("~/.cache/posemb-real-models")))
-MODEL = REAL / "SmolLM2-135M-Instruct.Q4_1.gguf"
+from record import SMOLLM2 as MODEL
+from record import machine, now, write
 
 
 def main() -> None:
@@ -65,17 +60,11 @@ def main() -> None:
             call()
             timings[name].append(time.perf_counter() - started)
     medians = {name: statistics.median(values) for name, values in timings.items()}
-    record = {
-        "recorded": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                    "torch": torch.__version__, "threads": torch.get_num_threads(), "load_average": os.getloadavg()},
+    write({
+        "recorded": now(), "machine": machine(torch=torch.__version__, threads=torch.get_num_threads()),
         "model": MODEL.name, "length": args.length, "rounds": args.rounds, "seconds": timings,
         "median_seconds": medians, "ratio": medians["posemb"] / medians["bare"],
-    }
-    document = json.dumps(record, indent=1)
-    if args.json:
-        Path(args.json).write_text(document + "\n", encoding="utf-8")
-    print(document)
+    }, args.json)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ closer to none's than linear's.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import platform
@@ -35,8 +34,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REAL = Path(os.environ.get("POSEMB_REAL_MODELS", os.path.expanduser("~/.cache/posemb-real-models")))
-MODEL = REAL / "SmolLM2-135M-Instruct.Q4_1.gguf"
+from record import SMOLLM2 as MODEL
+from record import machine, now, write
+
 TRAINED = 8192
 FACTOR = 2.0
 NAMES = ("none", "linear", "dynamic", "yarn")
@@ -149,10 +149,8 @@ def main() -> None:
         runs = {name: run_child(name, args.length, args.split, text) for name in NAMES}
     measured = {name: runs[name]["measured"][name] for name in NAMES}
     first = runs[NAMES[0]]
-    record = {
-        "recorded": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                    "load_average": os.getloadavg()},
+    write({
+        "recorded": now(), "machine": machine(),
         "model": MODEL.name, "trained_length": TRAINED, "split": args.split, "length": args.length, "factor": FACTOR,
         "runtime": first["runtime"], "text": {**origin, **first["text"], "files": ["python-language-reference.txt"]},
         "memory_estimate": first["memory"],
@@ -161,11 +159,7 @@ def main() -> None:
         "measured_ranking": list(measured_ranking({name: measured[name]["mean_loss"] for name in NAMES},
                                                   tolerance=LOSS_NOISE["float32"], prefer=NAMES)),
         "expectations": expectations(measured),
-    }
-    document = json.dumps(record, indent=1)
-    if args.json:
-        Path(args.json).write_text(document + "\n", encoding="utf-8")
-    print(document)
+    }, args.json)
 
 
 if __name__ == "__main__":

@@ -30,10 +30,10 @@ pytest.importorskip("torch")
 
 
 def _cases(name: str):
-    """(report, reading, [(candidate, specs)]) for a published file, or None where extend refuses it."""
+    """(report, reading, [(candidate, specs)]) for a published file; the test skipped where extend refuses it."""
     report = report_of(name)
     if isinstance(report, str):
-        return None
+        pytest.skip("extend refuses this file")
     reading, _ = open_model(model_file(str(PUBLISHED / name)))
     trained = [one for one in trained_sets(reading, report.to) if one.needs_extension]
     return report, reading, [(candidate, [(one, candidate_spec(candidate.scaling, one, report.to, None))
@@ -82,10 +82,7 @@ def _flags(args: list[str]) -> dict[str, str]:
 
 @pytest.mark.parametrize("name", FILES)
 def test_vllm_and_sglang_overrides_load_as_the_candidate(name, tmp_path):
-    found = _cases(name)
-    if found is None:
-        pytest.skip("extend refuses this file")
-    report, reading, cases = found
+    report, reading, cases = _cases(name)
     config = published(name)
     names = [one.name for one in report.sets]
     for candidate, specs in cases:
@@ -107,10 +104,7 @@ def test_vllm_and_sglang_overrides_load_as_the_candidate(name, tmp_path):
 
 @pytest.mark.parametrize("name", FILES)
 def test_llama_cpp_theta_against_the_oracle_and_transformers(name, tmp_path):
-    found = _cases(name)
-    if found is None:
-        pytest.skip("extend refuses this file")
-    report, reading, cases = found
+    report, reading, cases = _cases(name)
     config = published(name)
     checked = 0
     for candidate, specs in cases:
