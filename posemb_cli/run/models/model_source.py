@@ -26,6 +26,11 @@ _Report = TypeVar("_Report")
 __all__ = ["FLAG", "as_argument", "model_flags", "model_of", "name_model", "said", "speaking_of", "with_resolved"]
 
 
+def _as_typed(model: ModelFile, path: str) -> bool:
+    """Whether ``path`` is the model MODEL named (its name, its path, or its config.json)."""
+    return model.via == MODEL and (path == model.name or path in model.paths)
+
+
 def said(model: ModelFile, path: str, *, flag: str | None = None) -> str:
     """How a message names ``path``, a file of ``model``: ``MODEL name (path)`` for a path MODEL named (``MODEL
     name`` where the path is the name as typed), else the flag and the path.
@@ -33,7 +38,7 @@ def said(model: ModelFile, path: str, *, flag: str | None = None) -> str:
     Args:
         flag: the flag the file is read as where not the model's own (``--config`` for its settings).
     """
-    if model.via == MODEL and (path == model.name or path in model.paths):
+    if _as_typed(model, path):
         return f"{MODEL} {model.name}" + ("" if path == model.name else f" ({path})")
     return f"{flag or model.flag} {path}"
 
@@ -41,7 +46,7 @@ def said(model: ModelFile, path: str, *, flag: str | None = None) -> str:
 def as_argument(model: ModelFile, path: str, *, flag: str | None = None) -> str:
     """How a command line names ``path``, a file of ``model``, in advice (``posemb inspect ...``): the name MODEL was
     typed as, else the flag and the path."""
-    if model.via == MODEL and (path == model.name or path in model.paths):
+    if _as_typed(model, path):
         return model.name
     return f"{flag or model.flag} {path}"
 
