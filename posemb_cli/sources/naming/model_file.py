@@ -69,17 +69,6 @@ class ModelFile:
         return "checkpoint" if self.flag == "--checkpoint" else "model_config"
 
     @property
-    def format(self) -> str:
-        """What the path holds: ``config``, ``gguf``, ``directory``, or the weights file's suffix (``safetensors``)."""
-        if self.kind == "gguf" or self.path.lower().endswith(".gguf"):
-            return "gguf"
-        if self.kind == "config":
-            return "config"
-        if os.path.isdir(self.path):
-            return "directory"
-        return os.path.splitext(self.path)[1].lower().lstrip(".") or "file"
-
-    @property
     def paths(self) -> frozenset[str]:
         """The paths that are this model as named: the path (as given and absolute), its config.json."""
         found = {self.path, os.path.abspath(self.path), *(p for p in (self.config,) if p)}
