@@ -23,7 +23,10 @@ _SIZES = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2}
 
 SIGNAL_RECIPES = {"float64": "float64", "float32": "float64-angles", "bfloat16": "cast", "float16": "cast"}
 
-__all__ = ["DTYPES", "SIGNAL_RECIPES", "dtype_size", "resolve_dtype", "signal_recipe", "uses_cast_recipe"]
+ROUNDING_EPS = 1000  # a figure zero by construction is within rounding up to this many epsilons of its compute dtype
+
+__all__ = ["DTYPES", "ROUNDING_EPS", "SIGNAL_RECIPES", "dtype_size", "resolve_dtype", "rounding_level", "signal_recipe",
+           "uses_cast_recipe"]
 
 
 def resolve_dtype(name: str) -> torch.dtype:
@@ -53,3 +56,15 @@ def uses_cast_recipe(dtype: torch.dtype) -> bool:
     import torch
 
     return dtype in (torch.bfloat16, torch.float16)
+
+
+def rounding_level(dtype: torch.dtype) -> float:
+    """The relative rounding level of a figure computed from data of ``dtype``: ``ROUNDING_EPS`` epsilons of the
+    dtype the arithmetic runs in (float64 for float64 data, float32 for the others, as the measures compute).
+
+    A relative figure at or below it (a residual, a gap, a spread that is zero by construction) is rounding.
+    """
+    import torch
+
+    compute = torch.float64 if dtype == torch.float64 else torch.float32
+    return ROUNDING_EPS * torch.finfo(compute).eps

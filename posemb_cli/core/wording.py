@@ -1,5 +1,5 @@
 """Words shared by the measures' notes, the sources' rules and the renderers: ordinals, "every n-th position",
-runs of layer indices, a measured figure.
+runs of layer indices, a measured figure, and a figure within rounding as its bound.
 
 Lives in core (it imports nothing) so that measures and render both reach it
 without crossing layers.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["every_nth", "general", "layer_ranges", "ordinal"]
+__all__ = ["every_nth", "general", "layer_ranges", "ordinal", "within_rounding"]
 
 
 def ordinal(n: int) -> str:
@@ -49,3 +49,15 @@ def general(value: float | None) -> str:
     if 1000 <= abs(value) < 1e15:
         return f"{value:,.0f}"
     return f"{value:.4g}"
+
+
+def within_rounding(value: float | None, bound: float, *, digits: int | None = None) -> str:
+    """A figure that is zero by construction up to rounding: ``<bound`` (two digits) when 0 < |value| <= bound,
+    else ``general`` (or ``digits`` significant digits, for the notes written with three).
+
+    Its digits under the bound are the rounding of one machine's arithmetic (another CPU's kernels give others),
+    so people see the bound the verdict used, never those digits; JSON keeps the measured value beside it.
+    """
+    if value is not None and math.isfinite(value) and 0 < abs(value) <= bound:
+        return f"<{bound:.2g}"  # a bound, not a measurement: two digits say it
+    return general(value) if digits is None or value is None else f"{value:.{digits}g}"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from posemb_cli.core.dtypes import rounding_level
 from posemb_cli.core.schemes.protocols import AttentionScheme, PositionScheme
 
 _ANCHORS = 32
@@ -32,6 +33,8 @@ class RelativeDeviation:
         spread: largest f(d) - smallest f(d): zero when the score ignores the offset.
         pairs: (m, n) pairs measured.
         offsets: the signed offsets d = m - n of the grid.
+        rounding: the rounding level of the deviation relative to ``scale`` (``core.dtypes.rounding_level`` of the
+            probes' dtype): a deviation at or below ``rounding * scale`` is the arithmetic's rounding.
     """
 
     deviation: float
@@ -39,10 +42,18 @@ class RelativeDeviation:
     spread: float
     pairs: int
     offsets: tuple[int, ...]
+    rounding: float = 0.0
+
+    @property
+    def rounding_bound(self) -> float:
+        """The deviation below which it is rounding, in score units: ``rounding * scale``."""
+        return self.rounding * self.scale
 
     def to_dict(self) -> dict:
-        """The JSON keys of a scheme object: ``relative_deviation`` and ``relative_scale``."""
-        return {"relative_deviation": self.deviation, "relative_scale": self.scale}
+        """The JSON keys of a scheme object: ``relative_deviation``, ``relative_scale`` and
+        ``relative_rounding_level`` (relative to the scale)."""
+        return {"relative_deviation": self.deviation, "relative_scale": self.scale,
+                "relative_rounding_level": self.rounding}
 
 
 def offset_grid(rows: int, max_offset: int) -> tuple[list[int], list[int]]:
@@ -126,7 +137,8 @@ def relative_deviation(scheme: PositionScheme, q: torch.Tensor, k: torch.Tensor,
     deviation = (scores - f).abs().max()
     spread = (f.amax(dim=1) - f.amin(dim=1)).max()
     return RelativeDeviation(deviation=float(deviation), scale=float(scores.abs().max()), spread=float(spread),
-                             pairs=int(scores.shape[0] * scores.shape[1]), offsets=tuple(signed))
+                             pairs=int(scores.shape[0] * scores.shape[1]), offsets=tuple(signed),
+                             rounding=rounding_level(q.dtype))
 
 
 def probe_vectors(dim: int, std: float, *, seed: int, device=None,

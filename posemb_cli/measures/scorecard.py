@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 
 import torch
 
+from posemb_cli.core.dtypes import rounding_level
 from posemb_cli.core.schemes.base import length_refusal
 from posemb_cli.core.schemes.protocols import (
     AttentionScheme,
@@ -25,7 +26,7 @@ from posemb_cli.core.schemes.protocols import (
     PositionScheme,
     RotaryScheme,
 )
-from posemb_cli.core.wording import every_nth
+from posemb_cli.core.wording import every_nth, general, within_rounding
 from posemb_cli.measures.pairs import largest_abs, relative_fit, relative_fit_rows, window_similarity
 from posemb_cli.measures.relative import RelativeDeviation, probe_vectors, relative_deviation
 from posemb_cli.measures.sampling import DETERMINISM_BLOCKS, Coverage
@@ -56,6 +57,12 @@ class PropertyScore:
     applies: bool = True  # False: the property has nothing to measure for this scheme (shown as n/a)
     why_not: str = ""  # where it does not apply, why, in a few words (the note says it too)
     judged: str | None = None  # extrapolation: "formula" or "table", what was judged
+    rounding: float | None = None  # relative: the value's rounding level; a value at or below it is rounding
+
+    @property
+    def shown(self) -> str:
+        """The value for people: within rounding as its bound (``<x``), else four digits."""
+        return general(self.value) if self.rounding is None else within_rounding(self.value, self.rounding)
 
     def to_dict(self) -> dict:
         # A property that does not apply gives no verdict: pass null beside applies false.
@@ -63,6 +70,8 @@ class PropertyScore:
         found = {"value": self.value, "threshold": self.threshold, "pass": verdict, "note": self.note}
         if self.judged is not None:
             found["judged"] = self.judged
+        if self.rounding is not None:
+            found["rounding_level"] = self.rounding
         return found if self.applies else {**found, "applies": False}
 
 
@@ -84,8 +93,8 @@ class Scorecard:
 
 
 def _entry(value: float, threshold: float, passed: bool, note: str, *, applies: bool = True, why_not: str = "",
-           judged: str | None = None) -> PropertyScore:
-    return PropertyScore(float(value), float(threshold), bool(passed), note, applies, why_not, judged)
+           judged: str | None = None, rounding: float | None = None) -> PropertyScore:
+    return PropertyScore(float(value), float(threshold), bool(passed), note, applies, why_not, judged, rounding)
 
 
 def _uniqueness(measured: SignalPass, max_offset: int) -> PropertyScore:
@@ -117,12 +126,15 @@ def _uniqueness(measured: SignalPass, max_offset: int) -> PropertyScore:
 _GROWS_BY_DESIGN = "a bias that grows with distance is the design (-slope*|m-n|)"
 
 
-def _boundedness(found: dict, coverage: Coverage, *, penalty: bool) -> PropertyScore:
-    """The largest |x| against the first half's; for a bias per distance (``penalty``) it does not apply."""
+def _boundedness(found: dict, coverage: Coverage, *, penalty: bool, rounding: float) -> PropertyScore:
+    """The largest |x| against the first half's; for a bias per distance (``penalty``) it does not apply.
+
+    A spread of the norms within ``rounding`` (relative) of the largest is written as that bound.
+    """
     threshold = GROWTH_LIMIT * found["first_half"]
-    spread = found["norm_max"] - found["norm_min"]
+    spread = within_rounding(found["norm_max"] - found["norm_min"], rounding * abs(found["norm_max"]), digits=3)
     note = (f"largest |x| at position {found['at']}; norms {found['norm_min']:.4g} … {found['norm_max']:.4g} "
-            f"(spread {spread:.3g}); threshold {GROWTH_LIMIT:g}*max|x| of the first half")
+            f"(spread {spread}); threshold {GROWTH_LIMIT:g}*max|x| of the first half")
     if coverage.sampled:
         note += f"; over the {coverage.measured:,} sampled positions of {coverage.rows:,}"
     if penalty:
@@ -134,23 +146,26 @@ def _boundedness(found: dict, coverage: Coverage, *, penalty: bool) -> PropertyS
 def _relative_fit(scheme: PositionScheme, max_offset: int) -> PropertyScore:
     rows = int(scheme.max_ctx)
     # relative_fit reads at most its first 2048 + K rows: only those are built.
-    fit = relative_fit(scheme.signal(0, min(rows, relative_fit_rows(max_offset))), max_offset)
+    table = scheme.signal(0, min(rows, relative_fit_rows(max_offset)))
+    fit = relative_fit(table, max_offset)
     note = (f"least squares PE(p+k)~M_k*PE(p), worst at k={fit['offset']}, over {fit['rows']} rows x "
             f"{fit['features']} features; value = residual/|PE(p+k)|")
-    return _entry(fit["residual"], FIT_LIMIT, fit["residual"] <= FIT_LIMIT, note)
+    return _entry(fit["residual"], FIT_LIMIT, fit["residual"] <= FIT_LIMIT, note,
+                  rounding=rounding_level(table.dtype))
 
 
 def _relative_scores(found: RelativeDeviation) -> PropertyScore:
     scale = found.scale
     value = found.deviation / scale if scale > 0 else 0.0
     varies = scale > 0 and found.spread > 1e-6 * scale
-    note = (f"largest |q.k-f(m-n)| = {found.deviation:.3g} over {found.pairs} (m,n) pairs, "
-            f"relative to the largest score {scale:.3g}")
+    deviation = within_rounding(found.deviation, found.rounding_bound, digits=3)
+    note = (f"largest |q.k-f(m-n)| {'' if deviation.startswith('<') else '= '}{deviation} over {found.pairs} (m,n) "
+            f"pairs, relative to the largest score {scale:.3g}")
     why_not = "the score is the same at every offset: no offset to express"
     if not varies:
         note += f"; {why_not}, so the property does not apply"
     return _entry(value, DEVIATION_LIMIT, value <= DEVIATION_LIMIT and varies, note, applies=varies,
-                  why_not="" if varies else why_not)
+                  why_not="" if varies else why_not, rounding=found.rounding)
 
 
 def _extrapolation(scheme: PositionScheme) -> PropertyScore:
@@ -246,7 +261,8 @@ def scorecard(
             relative = _relative_fit(scheme, max_offset)
         return Scorecard(
             uniqueness=_uniqueness(measured, max_offset),
-            boundedness=_boundedness(measured.bounds, measured.coverage, penalty=isinstance(scheme, BiasScheme)),
+            boundedness=_boundedness(measured.bounds, measured.coverage, penalty=isinstance(scheme, BiasScheme),
+                                     rounding=rounding_level(measured.dtype)),
             relative=relative,
             extrapolation=_extrapolation(scheme),
             determinism=_determinism(measured),

@@ -13,10 +13,13 @@ import math
 from rich.padding import Padding
 from rich.text import Text
 
-from posemb_cli.core.wording import general
+from posemb_cli.core.wording import general, within_rounding
 
-__all__ = ["BAR_WIDTH", "bar", "count", "general", "header", "indented", "number", "percent", "sampled_positions",
-           "shape"]
+__all__ = ["BAR_WIDTH", "ROUNDING_NOTE", "bar", "count", "general", "header", "indented", "number", "percent",
+           "sampled_positions", "shape", "within_rounding"]
+
+ROUNDING_NOTE = ("<x: a figure zero by construction, within its dtype's rounding (1000 machine epsilons), whose "
+                 "digits differ from machine to machine; --json gives them")
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 BAR_WIDTH = 20

@@ -15,7 +15,7 @@ from rich.text import Text
 from posemb_cli.render.context_bound import context_bound_cell, context_bound_line
 from posemb_cli.render.distance_penalty import penalty_parts
 from posemb_cli.render.fit import Fitted
-from posemb_cli.render.format import count, general
+from posemb_cli.render.format import ROUNDING_NOTE, count, general, within_rounding
 from posemb_cli.run.report import SchemeReport, SignalFigures
 
 _PROPERTIES = (
@@ -57,7 +57,7 @@ _RELATIVE_ALONE = ("relative: of the position signal alone (PE(p+k)≈M_k·PE(p)
 
 def scorecard_detail(result: SchemeReport) -> Table:
     card = _figures(result).scorecard
-    footnotes = [_RELATIVE_ALONE, *_not_applicable([result])]
+    footnotes = [_RELATIVE_ALONE, *_not_applicable([result]), *_rounding_note([result])]
     table = Table(title="Scorecard: five properties of a position signal, measured", title_justify="left",
                   caption="\n".join(footnotes), caption_justify="left")
     for name, justify in (("property", "left"), ("measures", "left"), ("value", "right"), ("", "center"),
@@ -66,7 +66,7 @@ def scorecard_detail(result: SchemeReport) -> Table:
     for key, relation, meaning in _PROPERTIES:
         entry = getattr(card, key)
         meaning += f" ({entry.judged})" if entry.judged else ""  # extrapolation: the formula or the table
-        value = general(entry.value) if entry.applies else "n/a"
+        value = entry.shown if entry.applies else "n/a"
         table.add_row(key, meaning, value, relation, general(entry.threshold), _mark(entry.passed, entry.applies))
     return table
 
@@ -85,9 +85,19 @@ def _score_cell(entry, relation: str) -> Text:
     if not entry.applies:
         return Text("n/a¹", style="dim")
     cell = Text("✓ " if entry.passed else "✗ ", style="green" if entry.passed else "bold red")
-    cell.append(general(entry.value))
+    cell.append(entry.shown)
     cell.append(f"\n{relation} {general(entry.threshold)}", style="dim")
     return cell
+
+
+def _rounding_note(results: list[SchemeReport]) -> list[str]:
+    """The footnote of the values shown as their rounding bound, where a scorecard shows one."""
+    shown = [entry.shown for result in results for _, entry in _figures(result).scorecard.items() if entry.applies]
+    return [ROUNDING_NOTE] if any(value.startswith("<") for value in shown) else []
+
+
+def _deviation(figures: SignalFigures) -> str:
+    return within_rounding(figures.relative.deviation, figures.relative.rounding_bound)
 
 
 def _judged(results: list[SchemeReport]) -> str:
@@ -105,7 +115,7 @@ def _scorecard_table(results: list[SchemeReport]) -> Table:
     cards = [_figures(result).scorecard for result in results]
     footnotes = ["value, then the threshold it must meet; inspect --scheme NAME says how each was measured",
                  _judged(results), _RELATIVE_ALONE]
-    footnotes += _not_applicable(results)
+    footnotes += _not_applicable(results) + _rounding_note(results)
     table = Table(title="Scorecard: five properties of a position signal", title_justify="left",
                   caption="\n".join(footnotes), caption_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("property", no_wrap=True)
@@ -127,14 +137,16 @@ _CROSS_TERMS = ("max|q·k−f(m−n)|: largest gap of the score from a function 
 
 
 def _signal_table(results: list[SchemeReport]) -> Table:
+    within = [ROUNDING_NOTE] if any(_deviation(_figures(result)).startswith("<") for result in results) else []
     table = Table(title="Where the position goes, and is q·k a function of m−n?", title_justify="left",
-                  caption=_CROSS_TERMS, caption_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+                  caption="\n".join([_CROSS_TERMS, *within]), caption_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
     table.add_column("", no_wrap=True)
     for result in results:
         table.add_column(result.scheme, justify="right")
     rows = (
         ("acts on", lambda s: s.acts_on),
-        ("max|q·k−f(m−n)|", lambda s: general(s.relative.deviation)),
+        ("max|q·k−f(m−n)|", _deviation),
         ("largest |q·k|", lambda s: general(s.relative.scale)),
         ("full turns in ctx", lambda s: "–" if s.full_turn_pairs is None else count(s.full_turn_pairs)),
         ("first Σcos(mθ) < 0", context_bound_cell),
@@ -153,8 +165,9 @@ def relative_line(result: SchemeReport) -> Text:
     figures = _figures(result)
     text = Text("Position acts on: ", style="bold")
     text.append(figures.acts_on)
-    text.append("   max|q·k−f(m−n)| = ", style="bold")
-    text.append(general(figures.relative.deviation))
+    deviation = _deviation(figures)
+    text.append("   max|q·k−f(m−n)| " + ("" if deviation.startswith("<") else "= "), style="bold")
+    text.append(deviation)
     text.append(f" (largest |q·k| {general(figures.relative.scale)}; token-position cross terms included)",
                 style="dim")
     if figures.attention_factor is not None:

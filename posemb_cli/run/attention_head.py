@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from posemb_cli.core.dtypes import rounding_level
 from posemb_cli.core.progress import Progress
 from posemb_cli.core.settings import EmbeddingConfig
 
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
     from posemb_cli.run.preparation import Prepared
 
 WEIGHT_SEED = 4  # offset from --seed of the head's weights
-ROUNDING_EPS = 1000  # rounding level: this many machine epsilons of the largest output
 
 
 @dataclass(frozen=True)
@@ -43,4 +43,4 @@ def prepare_head(config: EmbeddingConfig, schemes: tuple[str, ...], progress: Pr
     compute = torch.float64 if prepared.dtype == torch.float64 else torch.float32
     weights = attention_weights(prepared.config.dim, seed=prepared.config.seed + WEIGHT_SEED, dtype=compute,
                                 device=prepared.device)
-    return HeadRun(prepared, compute, weights, ROUNDING_EPS * torch.finfo(compute).eps)
+    return HeadRun(prepared, compute, weights, rounding_level(compute))  # of the largest output

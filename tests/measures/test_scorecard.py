@@ -132,7 +132,7 @@ def test_every_scheme_has_a_full_scorecard_in_compare(scheme):
     assert result.exit_code == 0, result.output
     (entry,) = json.loads(result.stdout)["schemes"]
     for key in KEYS:
-        judged = {"judged"} if key == "extrapolation" else set()
+        judged = {"judged"} if key == "extrapolation" else {"rounding_level"} if key == "relative" else set()
         assert set(entry["scorecard"][key]) - {"applies"} == {"value", "threshold", "pass", "note"} | judged
         # none's relative has nothing to measure (its score is the same at every offset); alibi's bias grows
         # with distance by design, so its boundedness does not apply
@@ -141,6 +141,8 @@ def test_every_scheme_has_a_full_scorecard_in_compare(scheme):
         verdict = entry["scorecard"][key]["pass"]  # no verdict (null) where the property does not apply
         assert (verdict is None) if not_applicable else isinstance(verdict, bool)
         assert entry["scorecard"][key]["note"]
+    eps = np.finfo(np.float32).eps  # the default --dtype float32
+    assert entry["scorecard"]["relative"]["rounding_level"] == pytest.approx(1000 * eps, rel=1e-12)
     passed = {key: entry["scorecard"][key]["pass"] for key in KEYS}
     expected = {
         "learned": dict(uniqueness=True, boundedness=True, relative=False, extrapolation=False, determinism=True),

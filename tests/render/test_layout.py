@@ -46,9 +46,15 @@ def test_every_figure_is_printed_whole(report, width):
             assert number(row["mean"]) in text
         for key, card in entry["scorecard"].items():
             if card.get("applies", True):
-                assert general(card["value"]) in text, (entry["scheme"], key)
+                assert shown(card["value"], card.get("rounding_level", 0.0)) in text, (entry["scheme"], key)
                 assert general(card["threshold"]) in text, (entry["scheme"], key)
-        assert general(entry["relative_deviation"]) in text
+        level = entry["relative_rounding_level"] * entry["relative_scale"]
+        assert shown(entry["relative_deviation"], level) in text
+
+
+def shown(value: float, bound: float) -> str:
+    """A figure as people see it: within its rounding bound, that bound (two digits), else four digits."""
+    return f"<{bound:.2g}" if 0 < abs(value) <= bound else general(value)
 
 
 def test_at_80_columns_the_five_schemes_share_each_table(report):

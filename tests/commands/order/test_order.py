@@ -91,3 +91,27 @@ def test_order_table_output():
     assert result.exit_code == 0, result.output
     assert "equivariant" in result.stdout and "order-sensitive" in result.stdout
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_an_equivariant_gap_prints_as_its_rounding_bound(dtype):
+    """The none row's gap is rounding (its digits are the CPU's kernels): people see the bound and no bar, never
+    the digits; JSON keeps them."""
+    import io
+
+    from posemb_cli.commands.order.render import render_order
+    from rich.console import Console
+
+    report = run_order(small_config(dtype), SCHEMES)
+    row = next(row for row in report.results if row["scheme"] == "none")
+    level = float(np.finfo(np.float64 if dtype == "float64" else np.float32).eps) * 1000
+    assert row["rounding_level"] == pytest.approx(level, rel=1e-12) and row["equivariant"]
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    console.print(render_order(report))
+    line = next(line for line in console.file.getvalue().splitlines() if line.strip().startswith("none"))
+    cells = line.split()
+    expected = ["0", "0"] if row["max_abs_diff"] == 0 else [f"<{level * row['output_max_abs']:.2g}", f"<{level:.2g}"]
+    assert cells[2:4] == expected, line
+    assert "█" not in line
+    learned = next(line for line in console.file.getvalue().splitlines() if line.strip().startswith("learned"))
+    assert "<" not in learned and "█" in learned  # a real gap keeps its digits and its bar
