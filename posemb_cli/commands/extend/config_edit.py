@@ -20,6 +20,11 @@ so a file's ``rope_scaling`` block (Llama 3.1's, Qwen2.5's, Phi-3's) silently wi
   transformers 5 puts before the block's) set to the block's. Dynamic NTK keeps the file's
   ``max_position_embeddings``: its factor is measured against it. Numbers are written as transformers 4's
   validation types them (``factor`` and the other ratios floats, ``original_max_position_embeddings`` an int).
+- the length the engines serve: ``max_position_embeddings`` raised to L where no frequency reads it (default,
+  linear and llama3 blocks; yarn and longrope get factor x original above). vLLM and SGLang size their cos/sin
+  tables and their length check from it, and ``convert_hf_to_gguf.py`` writes it as the GGUF's ``context_length``,
+  at which Ollama caps ``num_ctx`` (docs/engines.md). Where a block reads it (dynamic NTK; a published yarn block
+  kept with a factor short of L), it stays, and a note says which engines then stop short of L.
 
 Nothing else is changed. No torch here.
 """
@@ -149,6 +154,47 @@ def _lengths(text: dict, block: dict, notes: list[str], where: str) -> None:
                      "its ratio instead")
 
 
+_LENGTH_FREE = ("default", "linear", "llama3")  # frequencies that do not read max_position_embeddings
+
+
+def _reach(text: dict, blocks: list[dict], target: int, prefix: str, notes: list[str]) -> None:
+    """``max_position_embeddings`` up to L where no block's frequencies read it; else a note on who stops short."""
+    context = text.get("max_position_embeddings")
+    if context is None or context >= target:
+        return
+    types = sorted({block["rope_type"] for block in blocks})
+    if all(_raisable(block, target) for block in blocks):
+        text["max_position_embeddings"] = target
+        return
+    served = min(_table_length(block, context) for block in blocks)
+    if served < target:
+        reads = "/".join(kind for kind in types if kind not in _LENGTH_FREE)
+        notes.append(f"{prefix}max_position_embeddings stays {context:,}: the {reads} frequencies read it, so "
+                     f"raising it would change them; vLLM and SGLang build a table of {served:,} positions from this "
+                     f"file, short of {target:,}")
+
+
+def _raisable(block: dict, target: int) -> bool:
+    """Whether max_position_embeddings = L leaves the block's frequencies, and transformers' validation, as they are:
+    a block that does not read it, or yarn whose factor is L / its original length (the ratio validation checks)."""
+    if block["rope_type"] in _LENGTH_FREE:
+        return True
+    original = block.get("original_max_position_embeddings")
+    if block["rope_type"] != "yarn" or not original:
+        return False
+    return target / original == float(block["factor"])
+
+
+def _table_length(block: dict, context: int) -> int:
+    """The positions of vLLM's and SGLang's cos/sin table for one block (docs/engines.md)."""
+    kind, factor = block["rope_type"], float(block.get("factor") or 1.0)
+    if kind == "yarn":
+        return int((block.get("original_max_position_embeddings") or context) * factor)
+    if kind in ("linear", "dynamic"):
+        return int(context * factor)
+    return int(context)
+
+
 def _top(text: dict, key: str, value) -> None:
     """Set a top-level number unless the file already states it (an int stays an int)."""
     if text.get(key) != value:
@@ -255,13 +301,15 @@ def edit_config(config: dict, rope_parameters: dict, target: int) -> ConfigEdit:
     text = out["text_config"] if prefix else out
     notes: list[str] = []
     if is_per_layer_type(rope_parameters):
-        blocks = {key: None if value is None else _typed(value) for key, value in rope_parameters.items()}
-        _per_layer_type(text, blocks, prefix, notes)
+        typed = {key: None if value is None else _typed(value) for key, value in rope_parameters.items()}
+        _per_layer_type(text, typed, prefix, notes)
     else:
         _flat(text, _typed(rope_parameters), prefix, notes)
+    blocks: list[dict] = [value for value in ([rope_parameters] if not is_per_layer_type(rope_parameters) else
+                                              rope_parameters.values()) if value]
     context = text.get("max_position_embeddings")
-    dynamic = [value for value in ([rope_parameters] if not is_per_layer_type(rope_parameters) else
-                                   rope_parameters.values()) if value and value.get("rope_type") == "dynamic"]
+    dynamic = [value for value in blocks if value.get("rope_type") == "dynamic"]
+    _reach(text, blocks, target, prefix, notes)
     if dynamic and context is not None and target > context and not math.isclose(dynamic[0]["factor"], 1.0):
         notes.append(f"dynamic NTK scales from {prefix}max_position_embeddings {context:,}, kept so that its factor "
                      f"gives the candidate's frequencies at {target:,}")

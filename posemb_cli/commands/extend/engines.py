@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 EXACT_RTOL = 1e-5  # float32 rounding: what every engine computes in
 _DEEPSEEK = ("deepseek_v2", "deepseek_v3")
 _DERIVED_BY_FACTOR = ("linear", "dynamic")  # vLLM and SGLang multiply max_position_embeddings by the factor
+_LENGTH_FREE = ("default", "linear", "llama3")  # frequencies the engines compute without max_position_embeddings
+_ENV = {"vllm": "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "sglang": "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"}
+_GPT_OSS = ("gpt_oss",)  # vLLM's OAIAttention builds yarn whatever the config says
 
 __all__ = ["EXACT_RTOL", "describe", "engines_for", "for_reading", "llama_cpp_theta", "merged",
            "vllm_dynamic_inv_freq"]
@@ -93,21 +96,96 @@ def _text_keys(edited_text: dict, published_text: dict, rope_parameters: dict) -
     return out
 
 
-def _derived_length(text: dict) -> int | None:
-    """The longest context vLLM and SGLang accept from the config without an override flag."""
+def _scaling_blocks(text: dict) -> list[dict]:
+    """The RoPE blocks an engine builds a rotary table for, as it reads the config: ``rope_scaling`` (or a flat
+    ``rope_parameters``), one per layer type where the file keys them so; ``[{}]`` for the default RoPE."""
+    per_type = text.get("rope_parameters")
+    if isinstance(per_type, dict) and per_type and is_per_layer_type(per_type):
+        return [value for value in per_type.values() if value is not None] or [{}]
+    scaling = text.get("rope_scaling") or text.get("rope_parameters")
+    return [scaling] if isinstance(scaling, dict) else [{}]
+
+
+def _kind(block: dict) -> str:
+    return block.get("rope_type", block.get("type", "default"))
+
+
+def _table_length(block: dict, context: int) -> int:
+    """Positions of the cos/sin table vLLM (and SGLang, which copies it) builds for one block: max_position_embeddings
+    (default, llama3, longrope), times the factor (linear, dynamic), the original length times the factor (yarn)."""
+    kind, factor = _kind(block), float(block.get("factor") or 1.0)
+    if kind in ("yarn", "deepseek_yarn"):
+        return int(float(block.get("original_max_position_embeddings") or context) * factor)
+    if kind in _DERIVED_BY_FACTOR:
+        return int(context * factor)
+    return int(context)
+
+
+def _checked_length(block: dict, context: int, model_type: str | None, engine: str) -> int:
+    """The longest --max-model-len / --context-length the engine accepts from the config without an override.
+
+    vLLM (``_get_and_verify_max_len``): the table's length, except that Gemma 3's check skips the factor. SGLang
+    (``get_context_length``): max_position_embeddings times the factor, except for a block that states its original
+    length (yarn, longrope) or is llama3, where it is max_position_embeddings alone.
+    """
+    kind = _kind(block)
+    if engine == "sglang":
+        if "original_max_position_embeddings" in block or kind == "llama3":
+            return int(context)
+        return int(context * float(block.get("factor") or 1.0))
+    if model_type and "gemma3" in model_type and kind in _DERIVED_BY_FACTOR:
+        return int(context)
+    return _table_length(block, context)
+
+
+def served_length(text: dict, model_type: str | None, engine: str = "vllm") -> tuple[int, int] | None:
+    """(the shortest table, the longest length the check accepts) that vLLM or SGLang derives from ``text`` (the
+    text model's config object), or None where it states no max_position_embeddings."""
     context = text.get("max_position_embeddings")
-    scaling = text.get("rope_parameters") if is_per_layer_type(text.get("rope_parameters") or {}) else (
-        text.get("rope_scaling") or text.get("rope_parameters"))
     if context is None:
         return None
-    if not isinstance(scaling, dict) or is_per_layer_type(scaling):
-        return int(context)
-    rope_type = scaling.get("rope_type", scaling.get("type"))
-    if rope_type == "yarn" and scaling.get("original_max_position_embeddings"):
-        return int(scaling["original_max_position_embeddings"] * scaling["factor"])
-    if rope_type in _DERIVED_BY_FACTOR:
-        return int(context * scaling["factor"])
-    return int(context)
+    blocks = _scaling_blocks(text)
+    return (min(_table_length(block, int(context)) for block in blocks),
+            min(_checked_length(block, int(context), model_type, engine) for block in blocks))
+
+
+def _pin_longrope(keys: dict, published_text: dict, target: int) -> int | None:
+    """L for a LongRoPE block in vLLM, its attention factor pinned: vLLM's ``Phi3LongRoPEScaledRotaryEmbedding``
+    derives its mscale from max_position_embeddings / original unless the block gives ``short_mscale`` and
+    ``long_mscale``, so both are set to transformers' attention factor and the length can move. None for any other
+    block."""
+    scaling = keys.get("rope_scaling")
+    if not isinstance(scaling, dict) or _kind(scaling) not in ("longrope", "su"):
+        return None
+    original = scaling.get("original_max_position_embeddings") or published_text.get("original_max_position_embeddings")
+    context = published_text.get("max_position_embeddings")
+    if not original or not context:
+        return None
+    factor = float(scaling.get("factor") or context / original)
+    attention = scaling.get("attention_factor") or (
+        math.sqrt(1 + math.log(factor) / math.log(original)) if factor > 1 else 1.0)
+    pinned = {"short_mscale": attention, "long_mscale": attention}
+    keys["rope_scaling"] = {**scaling, **pinned}
+    block = keys.get("rope_parameters")
+    if isinstance(block, dict) and _kind(block) in ("longrope", "su"):  # what vLLM reads with transformers 5
+        keys["rope_parameters"] = {**block, **pinned}
+    return target
+
+
+def _raised_context(text: dict, model_type: str | None, target: int) -> int | None:
+    """The smallest max_position_embeddings at which the table and the check reach L, where the engine's
+    frequencies do not read it (default, linear, llama3); None where a block's would change: yarn reads its
+    original length, LongRoPE its ratio, and dynamic NTK the length itself in vLLM since April 2026
+    (docs/engines.md)."""
+    needed = int(text.get("max_position_embeddings") or 0)
+    for block in _scaling_blocks(text):
+        kind = _kind(block)
+        if kind not in _LENGTH_FREE:
+            return None
+        factor = float(block.get("factor") or 1.0) if kind == "linear" else 1.0
+        skips = bool(model_type) and "gemma3" in str(model_type) and kind == "linear"
+        needed = max(needed, target if skips else math.ceil(target / factor))
+    return needed
 
 
 def vllm_dynamic_inv_freq(base: float, rotary_dim: int, factor: float) -> np.ndarray:
@@ -137,6 +215,13 @@ def _server_differs(candidate: Candidate, specs: list[tuple[TrainedSet, SetCandi
     return differs, worst
 
 
+def _no_settings(engine: str, differs: list[str]) -> dict:
+    """An entry with no settings to run: the engine cannot run the candidate as posemb computes it."""
+    out: dict = {"args": None, "env": {}, "stale_keys": []}
+    out["hf_overrides" if engine == "vllm" else "json_model_override_args"] = None
+    return {"exact": False, **out, "differs": "; ".join(differs)}
+
+
 def _server(config: dict | None, candidate: Candidate, specs: list[tuple[TrainedSet, SetCandidateSpec]],
             model_type: str | None, target: int, engine: str) -> dict:
     published = config or {}  # a GGUF file: the keys are written as for a config.json that states none
@@ -149,18 +234,37 @@ def _server(config: dict | None, candidate: Candidate, specs: list[tuple[Trained
     if isinstance(scaling, dict) and isinstance(before, dict) and "type" in before and "type" not in scaling:
         # left by a merge, a legacy "type" would win in transformers 4 (and clash in vLLM): restate it
         keys["rope_scaling"] = {**scaling, "type": scaling["rope_type"]}
-    if not _rope_types(candidate.rope_parameters) & {"dynamic", "yarn", "longrope"}:
-        # max_position_embeddings is not read by these frequencies: raise it to L where the engine derives less
-        probe = {**published_text, **keys}
-        derived = _derived_length(probe)
-        if derived is None or derived < target:
-            keys["max_position_embeddings"] = max(target, int(probe.get("max_position_embeddings") or 0))
-    derived = _derived_length({**published_text, **keys})
+    # a file silent on max_position_embeddings gets its config class's default, as the engines load it
+    silent = {"max_position_embeddings": specs[0][0].context} if specs else {}  # (kept RoPE: the file states it)
+    served = served_length({**silent, **published_text, **keys}, model_type, engine)
+    if served is not None and min(served) < target:
+        raised = _raised_context({**silent, **published_text, **keys}, model_type, target)
+        if raised is None and engine == "vllm":
+            raised = _pin_longrope(keys, {**silent, **published_text}, target)
+        if raised is not None:  # the frequencies do not read it: the table and the check move to L with it
+            keys["max_position_embeddings"] = raised
+            served = served_length({**silent, **published_text, **keys}, model_type, engine)
+    differs, worst = _server_differs(candidate, specs, model_type, target)
+    if engine == "vllm" and model_type in _GPT_OSS and _rope_types(candidate.rope_parameters) != {"yarn"}:
+        return _no_settings(engine, [
+            f"vLLM's gpt_oss.py (OAIAttention) builds yarn whatever the config says, reading factor, "
+            f"original_max_position_embeddings, beta_fast and beta_slow: a "
+            f"{'/'.join(sorted(_rope_types(candidate.rope_parameters)))} block fails at load (KeyError)"])
+    if engine == "sglang" and prefix:
+        return _no_settings(engine, [
+            "SGLang applies --json-model-override-args with a flat config.update on the top-level config: it never "
+            "reaches text_config (and a nested override replaces it whole), so its length check and its RoPE keep "
+            "the published values; serve the directory --write-config writes instead"])
+    if served is not None and served[0] < target:
+        reads = "/".join(sorted(_rope_types(candidate.rope_parameters) - set(_LENGTH_FREE)))
+        return _no_settings(engine, [
+            f"{engine} builds a cos/sin table of {served[0]:,} positions for these settings (max_position_embeddings, "
+            f"times the factor for linear and dynamic NTK, the original length times the factor for yarn), and "
+            f"positions past it read NaN; raising max_position_embeddings would change the {reads} frequencies "
+            f"(or their attention factor), so it cannot serve {target:,}"])
     overrides = {"text_config": keys} if prefix else keys
     stale = sorted(set(published_text.get("rope_scaling") or {}) - set(keys.get("rope_scaling") or {}))
-    differs, worst = _server_differs(candidate, specs, model_type, target)
     if engine == "vllm":
-        env = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
         out: dict = {"args": ["--max-model-len", str(target), "--hf-overrides", json.dumps(overrides)],
                      "hf_overrides": overrides}
         if prefix and is_per_layer_type(candidate.rope_parameters):
@@ -168,15 +272,15 @@ def _server(config: dict | None, candidate: Candidate, specs: list[tuple[Trained
                            "rope_scaling is an alias of the per-layer-type rope_parameters, so its keys land beside "
                            "the layer types (checked here as a merge into config.json only)")
     else:
-        env = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
         out = {"args": ["--context-length", str(target), "--json-model-override-args", json.dumps(keys)],
                "json_model_override_args": keys}
-        if prefix:
-            differs.append("SGLang applies the override with PretrainedConfig.update: versions that update the "
-                           "text config take these keys as given; older ones set them on the top-level config, "
-                           "where this model does not read them")
-    # the config's own maximum stays below L only where it must (dynamic NTK reads max_position_embeddings)
-    out["env"] = {env: "1"} if derived is not None and derived < target else {}
+    # an environment variable only where the table already reaches L and the check alone falls short (Gemma 3's
+    # check skips the factor in vLLM): lifting a check over a short table would read NaN (docs/engines.md)
+    out["env"] = {}
+    if served is not None and served[1] < target:
+        out["env"] = {_ENV[engine]: "1"}
+        out["env_note"] = (f"the table holds {served[0]:,} positions, but {engine}'s length check derives "
+                           f"{served[1]:,} from the config; the variable lifts the check alone")
     out["stale_keys"] = [prefix + "rope_scaling." + key for key in stale]
     if worst is not None:
         out["theta_max_relative_difference"] = worst
@@ -253,7 +357,39 @@ def _llama_cpp_side(one: TrainedSet, spec: SetCandidateSpec, flags: list[str]) -
     return llama_cpp_theta(rope.rotary_dim, base, 1.0 / scale if kind == "linear" else 1.0)
 
 
-def _llama_cpp(candidate: Candidate, specs: list[tuple[TrainedSet, SetCandidateSpec]]) -> dict:
+# llama.cpp's architecture names for the model_types convert_hf_to_gguf.py maps (its ModelBase.register lines)
+_GGUF_ARCH = {"llama": "llama", "mistral": "llama", "qwen2": "qwen2", "qwen3": "qwen3", "gemma2": "gemma2",
+              "gemma3": "gemma3", "gemma3_text": "gemma3", "phi3": "phi3", "deepseek_v2": "deepseek2",
+              "deepseek_v3": "deepseek2", "gpt_oss": "gpt-oss"}
+
+
+def _context_length(gguf: dict, target: int) -> dict:
+    """What the GGUF's ``{arch}.context_length`` must be for L, and how to set it in place where it is shorter."""
+    arch, stated = gguf["architecture"], gguf["context_length"]
+    key = f"{arch or 'ARCH'}.context_length"
+    out: dict = {"key": key, "file": stated, "needed": target}
+    if stated is not None and stated >= target:
+        return {**out, "command": None}
+    path = gguf.get("path") or "MODEL.gguf"
+    return {**out, "command": ["gguf-set-metadata", "--force", path, key, str(target)]}
+
+
+def _context_line(name: str, entry: dict) -> str | None:
+    need = entry.get("context_length")
+    if not need or not need.get("command"):
+        return None
+    stated = "not stated" if need["file"] is None else f"{need['file']:,}"
+    who = "llama-server caps a slot at it" if name == "llama_cpp" else "Ollama caps num_ctx at it"
+    return (f"context_length: {' '.join(need['command'])} (the GGUF's {need['key']} is {stated}, short of "
+            f"{need['needed']:,}; {who}; gguf-set-metadata edits the file in place)")
+
+
+_SLOTS = ("-c is the KV cache of all parallel sequences: llama-server with -np N slots and no --kv-unified gives "
+          "each slot c/N (llama_context::n_ctx_seq), so serve N slots of L with -c N*L")
+
+
+def _llama_cpp(candidate: Candidate, specs: list[tuple[TrainedSet, SetCandidateSpec]], gguf: dict, target: int
+               ) -> dict:
     flags = candidate.llama_cpp
     if flags is None:
         return {"exact": False, "args": None, "differs": candidate.llama_cpp_note}
@@ -267,20 +403,24 @@ def _llama_cpp(candidate: Candidate, specs: list[tuple[TrainedSet, SetCandidateS
                                   f"(relative), its attention factor by {worst_attention:.3g}")
     return {"exact": exact, "args": list(flags), "note": candidate.llama_cpp_note,
             "theta_max_relative_difference": worst_theta, "attention_factor_relative_difference": worst_attention,
-            "differs": differs}
+            "slots_note": _SLOTS, "context_length": _context_length(gguf, target), "differs": differs}
 
 
-def _ollama(candidate: Candidate, specs: list[tuple[TrainedSet, SetCandidateSpec]], target: int) -> dict:
+def _ollama(candidate: Candidate, specs: list[tuple[TrainedSet, SetCandidateSpec]], target: int, gguf: dict) -> dict:
     modelfile = [f"PARAMETER num_ctx {target}"]
+    length = _context_length(gguf, target)  # Ollama caps num_ctx at it (llm/server.go, NewLlamaServer)
     # the candidate keeps the file's block as trained (not Qwen2.5's yarn block, read as added for inference)
     as_published = candidate.llama_cpp is not None and all(
         spec.parameters == one.parameters and (one.rope.scaling.kind == "none") == (
             one.parameters["rope_type"] == "default") for one, spec in specs)
     if as_published:
-        return {"exact": True, "modelfile": modelfile, "differs": None,
-                "note": "the candidate keeps the published RoPE, which a GGUF converted from the published config "
-                        "carries in its metadata"}
-    return {"exact": False, "modelfile": modelfile,
+        note = ("the candidate keeps the published RoPE, which a GGUF converted from the published config carries "
+                "in its metadata")
+        if length["command"]:
+            note += (f"; Ollama caps num_ctx at the GGUF's {length['key']}, so set it to {target:,} first (a GGUF "
+                     "converted from the config --write-config writes has it)")
+        return {"exact": True, "modelfile": modelfile, "context_length": length, "differs": None, "note": note}
+    return {"exact": False, "modelfile": modelfile, "context_length": length,
             "differs": "a Modelfile has no RoPE parameter (rope_frequency_base and rope_frequency_scale were "
                        "removed in 2024): Ollama runs the GGUF's own RoPE metadata, so this candidate needs a GGUF "
                        "converted from the edited config.json (llama.cpp's convert_hf_to_gguf.py), where the "
@@ -288,19 +428,26 @@ def _ollama(candidate: Candidate, specs: list[tuple[TrainedSet, SetCandidateSpec
 
 
 def engines_for(candidate: Candidate, specs: list[tuple[TrainedSet, SetCandidateSpec]], target: int,
-                config: dict | None, model_type: str | None = None) -> dict:
+                config: dict | None, model_type: str | None = None, gguf: dict | None = None) -> dict:
     """One entry per engine for ``candidate`` at the target ``target``, each exact or naming what differs.
 
     Args:
         candidate: the candidate (the recommended one). specs: its sets that extend, each with the candidate's
             spec there. target: L. config: the published config.json as loaded, or None (a GGUF was read).
         model_type: the model's ``model_type`` (vLLM's and SGLang's DeepSeek rule).
+        gguf: ``{"architecture", "context_length", "path"}`` of the GGUF llama.cpp and Ollama run: the file read,
+            or the one ``convert_hf_to_gguf.py`` writes from the edited config (its max_position_embeddings).
     """
+    if gguf is None:
+        edited = edit_config(config, candidate.rope_parameters, target).config if config else {}
+        text = edited.get("text_config", edited) if config and text_prefix(config) else edited
+        gguf = {"architecture": _GGUF_ARCH.get(str(model_type)), "path": None,
+                "context_length": text.get("max_position_embeddings") or (specs[0][0].context if specs else None)}
     return {"transformers": _transformers(config, candidate, target),
             "vllm": _server(config, candidate, specs, model_type, target, "vllm"),
             "sglang": _server(config, candidate, specs, model_type, target, "sglang"),
-            "llama_cpp": _llama_cpp(candidate, specs),
-            "ollama": _ollama(candidate, specs, target)}
+            "llama_cpp": _llama_cpp(candidate, specs, gguf, target),
+            "ollama": _ollama(candidate, specs, target, gguf)}
 
 
 def for_reading(specs: dict[str, list[tuple[TrainedSet, SetCandidateSpec]]], target: int, reading: ModelReading):
@@ -311,9 +458,11 @@ def for_reading(specs: dict[str, list[tuple[TrainedSet, SetCandidateSpec]]], tar
         reading: the model as read; its config.json object (``top``) is edited, none for a GGUF file.
     """
     config = reading.top if reading.format != "gguf" and reading.top else None
+    gguf = None if reading.format != "gguf" else {"architecture": reading.model_type, "path": reading.path,
+                                                  "context_length": reading.context}
 
     def engines(candidate: Candidate) -> dict:
-        return engines_for(candidate, specs[candidate.scaling], target, config, reading.model_type)
+        return engines_for(candidate, specs[candidate.scaling], target, config, reading.model_type, gguf)
 
     return engines
 
@@ -341,6 +490,13 @@ def describe(engines: dict) -> list[str]:
             out.append(f"{name} ({status}): Modelfile: {'; '.join(entry['modelfile'])}")
         else:
             out.append(f"{name} ({status})")
+        if entry.get("args") or entry.get("modelfile"):
+            line = _context_line(name, entry)
+            out += [f"  {line}"] if line else []
+        if entry.get("slots_note"):
+            out.append(f"  slots: {entry['slots_note']}")
+        if entry.get("env_note"):
+            out.append(f"  env: {entry['env_note']}")
         if entry.get("differs"):
             out.append(f"  differs: {entry['differs']}")
     return out

@@ -29,18 +29,21 @@ FLAG = "MODEL"
 __all__ = ["run_extend"]
 
 
-def _refuse_target(model: str, reading: ModelReading, trained: list[TrainedSet], target: int) -> None:
+def _refuse_target(model: str, reading: ModelReading, trained: list[TrainedSet], target: int) -> str | None:
+    """None where a set needs extension; why RoPE needs no change where every set's layers attend within a window
+    no longer than their trained length (the model runs at L as published); refused otherwise."""
     if reading.kind.kind != "rope":
         raise PosembError(f"{FLAG} {model}: this model uses {reading.kind.label} ({reading.kind.decided_by}); "
                           "extend stretches RoPE, and this model has none")
     if any(one.needs_extension for one in trained):
-        return
+        return None
     longest = max(trained, key=lambda one: one.trained_length)
     if target <= longest.trained_length:
         raise PosembError(f"--to {target:,} is within the trained length {longest.trained_length:,} "
                           f"({longest.trained_from}): nothing to extend")
-    raise PosembError(f"--to {target:,}: every RoPE set's layers attend within a window no longer than their "
-                      f"trained length ({longest.attends.why}): nothing to extend")
+    return (f"RoPE needs no change: every RoPE set's layers attend within a window no longer than their trained "
+            f"length ({longest.attends.why}), so no distance they see at {target:,} is new; run the model at "
+            f"{target:,} with its published RoPE")
 
 
 def _choose(asked: list[str] | None, reading: ModelReading, extended: list[TrainedSet]) -> tuple[list[str], list]:
@@ -154,7 +157,9 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
     named = name_model(model, config_needed=True) if named is None else named
     reading, tensors = open_model(named)
     trained = trained_sets(reading, to, FLAG) if reading.kind.kind == "rope" else []
-    _refuse_target(model, reading, trained, to)
+    keep = _refuse_target(model, reading, trained, to)
+    if keep is not None:
+        return _kept(model, named, reading, trained, to, keep)
     extended = [one for one in trained if one.needs_extension]
     chosen, left_out = _choose(scalings, reading, extended)
     weights, heads_source, weighted_note = _weights(reading, tensors, model, trained, progress)
@@ -186,15 +191,39 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
                                   if one.predicted is not None])
     candidates = [_ranked(one, order.index(one.scaling) + 1) for one in candidates]
     sets = [_set(one, per_set[one.rope.name]) for one in trained]
-    source = {"model": model, "found": named.found, "kind": named.kind, "config": reading.path,
-              "format": tensors.kind if tensors is not None else "config.json", "read_from": reading.read_from,
-              "model_type": reading.model_type, "rules": list(reading.rules),
-              **{key: heads_source[key] for key in ("norms", "fused_qkv", "qk_rows_unpermuted") if key in heads_source}}
+    source = _source(model, named, reading, tensors, heads_source)
     return ExtendReport(source=source, model=reading.model_dict(), to=to, factor=factor, scalings=chosen,
                         left_out=left_out, weighted_by="heads" if tensors is not None else "pairs",
                         weighted_note=weighted_note, sets=sets, candidates=candidates, rule=RULE,
                         recommendation=_recommendation(candidates, trained, gguf=named.kind == "gguf",
                                                        engines=for_reading(specs, to, reading)))
+
+
+def _source(model: str, named: ModelFile, reading: ModelReading, tensors, heads_source: dict) -> dict:
+    return {"model": model, "found": named.found, "kind": named.kind, "config": reading.path,
+            "format": tensors.kind if tensors is not None else "config.json", "read_from": reading.read_from,
+            "model_type": reading.model_type, "rules": list(reading.rules),
+            **{key: heads_source[key] for key in ("norms", "fused_qkv", "qk_rows_unpermuted") if key in heads_source}}
+
+
+def _kept(model: str, named: ModelFile, reading: ModelReading, trained: list[TrainedSet], to: int,
+          why: str) -> ExtendReport:
+    """The answer where RoPE needs no change: the published RoPE as the one candidate, and each engine's settings to
+    run the model at L (its length fields raised where the engines size their tables or caps from them)."""
+    from posemb_cli.commands.extend.engines import for_reading
+    from posemb_cli.commands.extend.loss_change import RULE
+
+    parameters = _model_parameters(reading, {one.rope.name: one.parameters for one in trained})
+    kept = Candidate("none", None, "the published RoPE, kept", parameters, 0.0, 0.0, 1.0, 0.0, "no",
+                     "RoPE is kept as trained: nothing to fine-tune for it", ["-c", str(to)],
+                     "the file's own RoPE, as trained", rank=1)
+    recommendation = _recommendation([kept], trained, gguf=named.kind == "gguf",
+                                     engines=for_reading({"none": []}, to, reading), why=why)
+    return ExtendReport(source=_source(model, named, reading, None, {}), model=reading.model_dict(), to=to,
+                        factor=None, scalings=["none"], left_out=[], weighted_by="pairs",
+                        weighted_note="no pair is weighted: no RoPE set needs extension", sets=[
+                            _set(one, []) for one in trained], candidates=[kept], rule=RULE,
+                        recommendation={**recommendation, "rope_needs_no_change": True})
 
 
 def _ranked(one: Candidate, rank: int) -> Candidate:
@@ -246,7 +275,7 @@ def _runnable(candidates: list[Candidate], gguf: bool) -> tuple[Candidate, str |
 
 
 def _recommendation(candidates: list[Candidate], trained: list[TrainedSet], *, gguf: bool = False,
-                    engines=None) -> dict:
+                    engines=None, why: str | None = None) -> dict:
     best, instead = _runnable(candidates, gguf)
     context = trained[0].context
     extra = {} if engines is None else {"engines": engines(best)}  # per engine: exact, or what differs
@@ -255,10 +284,12 @@ def _recommendation(candidates: list[Candidate], trained: list[TrainedSet], *, g
                    and op["key"].count(".") <= 1), None)
     note = (f"kept at the file's {context:,}: transformers' dynamic NTK and LongRoPE measure length against it"
             if length is None else f"set from the file's {context:,} to {length:,} by the config edit "
-                                   "(engines.transformers): transformers' validation checks the factor against it")
+                                   "(engines.transformers): transformers' validation checks a factor against it, "
+                                   "vLLM and SGLang size their tables from it, and a GGUF converted from the file "
+                                   "gets it as its context_length (Ollama's cap)")
     return {"scaling": best.scaling, "factor": best.factor, "rope_parameters": best.rope_parameters,
             "max_position_embeddings": context if length is None else length,
             "max_position_embeddings_note": note,
             "llama_cpp": best.llama_cpp, "llama_cpp_note": best.llama_cpp_note,
             "needs_fine_tuning": best.needs_fine_tuning, "evidence": best.evidence,
-            "why": _why(best, len(candidates)) if instead is None else instead, **extra}
+            "why": why or (_why(best, len(candidates)) if instead is None else instead), **extra}

@@ -117,8 +117,12 @@ _ENGINES = {True: ("llama_cpp", "ollama"), False: ("transformers", "vllm", "sgla
 def _recommendation(report: ExtendReport) -> Group:
     best = report.recommendation
     factor = "" if best["factor"] is None else f", factor {general(best['factor'])}"
-    lines: list = [Text(f"Recommended: {best['scaling']}{factor}", style="bold green"),
-                   indented(f"{best['why']}; fine-tuning: {best['evidence']}", style="dim")]
+    if best.get("rope_needs_no_change"):
+        why = best["why"].removeprefix("RoPE needs no change: ")
+        lines: list = [Text("RoPE needs no change", style="bold green"), indented(why, style="dim")]
+    else:
+        lines = [Text(f"Recommended: {best['scaling']}{factor}", style="bold green"),
+                 indented(f"{best['why']}; fine-tuning: {best['evidence']}", style="dim")]
     engines = best.get("engines")
     if engines is None:  # the block as transformers 5 takes it, and llama.cpp's flags
         lines += [Text("transformers 5 rope_parameters:"), Text(_block(best["rope_parameters"]))]
@@ -143,7 +147,8 @@ def render_extend(report: ExtendReport, *, pictures: bool = True) -> Group:
     parts: list = [_header(report)]
     for one in report.sets:
         parts += [Text(""), _set(one, pictures=pictures)]
-    parts += [Text(""), Fitted(lambda: _ranking(report)), Text(f"Rule: {report.rule}.", style="dim")]
+    if not report.recommendation.get("rope_needs_no_change"):  # else one candidate, the published RoPE: no ranking
+        parts += [Text(""), Fitted(lambda: _ranking(report)), Text(f"Rule: {report.rule}.", style="dim")]
     if report.measurement is not None:
         from posemb_cli.commands.extend.render_measured import measured_part
 

@@ -63,17 +63,48 @@ def _oracle(n_dims: int, base: float, freq_scale: float, ext_factor: float, n_ct
     return theta.astype(np.float64), float(f32(1) + f32(0.1) * f32(math.log(1 / freq_scale)))
 
 
-def _vllm_length(config: dict, context: int) -> int:
-    """vLLM's derived maximum length: max_position_embeddings, times the factor for linear and dynamic, the original
-    length times the factor for yarn (llama3 and longrope: max_position_embeddings alone)."""
-    text = config.get("text_config", config)
-    scaling = text.get("rope_scaling") or {}
-    if "full_attention" in scaling:
-        scaling = scaling["full_attention"]
-    kind = scaling.get("rope_type", scaling.get("type"))
+def _text(config: dict) -> dict:
+    return config["text_config"] if "text_config" in config and "hidden_size" not in config else config
+
+
+def _blocks(text: dict) -> list[dict]:
+    """The blocks the engines build tables for: rope_scaling (or a flat rope_parameters), or one per layer type."""
+    parameters = text.get("rope_parameters")
+    if isinstance(parameters, dict) and parameters and "rope_type" not in parameters and all(
+            value is None or isinstance(value, dict) for value in parameters.values()):
+        return [value for value in parameters.values() if value is not None]
+    scaling = text.get("rope_scaling") or parameters
+    return [scaling] if isinstance(scaling, dict) else [{}]
+
+
+def _table(block: dict, context: int) -> int:
+    """vLLM's cos/sin cache length (rotary_embedding/*.py): max_position (default, llama3, longrope), x factor
+    (linear, dynamic in its 2025 form), original x factor (yarn)."""
+    kind = block.get("rope_type", block.get("type", "default"))
     if kind == "yarn":
-        return int(scaling["original_max_position_embeddings"] * scaling["factor"])
-    return int(context * (scaling["factor"] if kind in ("linear", "dynamic") else 1))
+        return int(block["original_max_position_embeddings"] * block["factor"])
+    return int(context * (block["factor"] if kind in ("linear", "dynamic") else 1))
+
+
+def _check(block: dict, context: int, model_type: str, engine: str) -> int:
+    """The length each engine's check derives: vLLM's _get_and_verify_max_len (factor skipped for Gemma 3, and for
+    su/longrope/llama3; yarn from its original length); SGLang's get_context_length (factor 1 where the block
+    states an original length, or is llama3)."""
+    kind = block.get("rope_type", block.get("type", "default"))
+    if engine == "sglang":
+        keep = "original_max_position_embeddings" in block or kind == "llama3"
+        return int(context * (1 if keep else block.get("factor", 1)))
+    if "gemma3" in model_type or kind in ("su", "longrope", "llama3"):
+        return int(context)
+    base = block["original_max_position_embeddings"] if kind == "yarn" else context
+    return int(base * block.get("factor", 1))
+
+
+def _served(config: dict, model_type: str, engine: str, context: int) -> tuple[int, int]:
+    """(table, check) from a config, ``context`` its max_position_embeddings as transformers loads it."""
+    text = _text(config)
+    return (min(_table(block, context) for block in _blocks(text)),
+            min(_check(block, context, model_type, engine) for block in _blocks(text)))
 
 
 def _flags(args: list[str]) -> dict[str, str]:
@@ -82,24 +113,58 @@ def _flags(args: list[str]) -> dict[str, str]:
 
 @pytest.mark.parametrize("name", FILES)
 def test_vllm_and_sglang_overrides_load_as_the_candidate(name, tmp_path):
+    """Each server entry with settings loads as the candidate and serves L from a table that holds L (an environment
+    variable only where the check alone falls short); one without settings is one the engine cannot run."""
     report, reading, cases = _cases(name)
     config = published(name)
     names = [one.name for one in report.sets]
+    model_type = reading.model_type or ""
     for candidate, specs in cases:
         engines = engines_for(candidate, specs, report.to, config, reading.model_type)
         what = f"{name} {candidate.scaling}"
-        vllm = engines["vllm"]
-        assert vllm["args"][:2] == ["--max-model-len", str(report.to)] and vllm["args"][2] == "--hf-overrides"
-        loaded, _ = load(merged(config, vllm["hf_overrides"]), tmp_path / f"vllm-{candidate.scaling}")
-        assert_same(frequencies(loaded, names, report.to), predicted(report, candidate.scaling), what + " vllm")
-        if not vllm["env"]:  # vLLM accepts L from the config itself
+        vllm, sglang = engines["vllm"], engines["sglang"]
+        if vllm["args"] is None:
+            assert not vllm["exact"], what
+            non_yarn = {block.get("rope_type") for block in _blocks_of(candidate.rope_parameters)} != {"yarn"}
+            assert (model_type == "gpt_oss" and non_yarn) or "cos/sin table" in vllm["differs"], what
+            if "cos/sin table" in vllm["differs"]:  # short as published, and a block reads the length
+                blocks = _blocks_of(candidate.rope_parameters)
+                published_length = _text(config).get("max_position_embeddings") or load(
+                    config, tmp_path / "published")[0].get_text_config().max_position_embeddings  # the class default
+                assert min(_table(block, published_length) for block in blocks) < report.to, what
+                assert any(block["rope_type"] not in ("default", "linear", "llama3") for block in blocks), what
+        else:
+            assert vllm["args"][:2] == ["--max-model-len", str(report.to)] and vllm["args"][2] == "--hf-overrides"
+            loaded, _ = load(merged(config, vllm["hf_overrides"]), tmp_path / f"vllm-{candidate.scaling}")
+            found = frequencies(loaded, names, report.to)
+            pinned = (vllm["hf_overrides"].get("rope_scaling") or {}).get("long_mscale")
+            if pinned is not None:  # vLLM's Phi3LongRoPE takes short_mscale/long_mscale as given, not from the lengths
+                assert vllm["hf_overrides"]["rope_scaling"]["short_mscale"] == pinned, what
+                found = {name: (inv_freq, pinned) for name, (inv_freq, _) in found.items()}
+            assert_same(found, predicted(report, candidate.scaling), what + " vllm")
             context = loaded.get_text_config().max_position_embeddings
-            assert _vllm_length(merged(config, vllm["hf_overrides"]), context) >= report.to, what
-        sglang = engines["sglang"]
+            table, check = _served(merged(config, vllm["hf_overrides"]), model_type, "vllm", context)
+            assert table >= report.to, what
+            assert bool(vllm["env"]) is (check < report.to), what
+        if "text_config" in config:  # a flat update never reaches text_config: no command to print
+            assert sglang["args"] is None and not sglang["exact"] and "text_config" in sglang["differs"], what
+            continue
+        if sglang["args"] is None:
+            assert not sglang["exact"] and "cos/sin table" in sglang["differs"], what
+            continue
         assert sglang["args"][:2] == ["--context-length", str(report.to)]
-        if "text_config" not in config:  # PretrainedConfig.update: each top-level key replaced
-            loaded, _ = load({**config, **sglang["json_model_override_args"]}, tmp_path / f"sgl-{candidate.scaling}")
-            assert_same(frequencies(loaded, names, report.to), predicted(report, candidate.scaling), what + " sgl")
+        updated = {**config, **sglang["json_model_override_args"]}  # PretrainedConfig.update: each key replaced
+        loaded, _ = load(updated, tmp_path / f"sgl-{candidate.scaling}")
+        assert_same(frequencies(loaded, names, report.to), predicted(report, candidate.scaling), what + " sgl")
+        table, check = _served(updated, model_type, "sglang", loaded.get_text_config().max_position_embeddings)
+        assert table >= report.to, what
+        assert bool(sglang["env"]) is (check < report.to), what
+
+
+def _blocks_of(rope_parameters: dict) -> list[dict]:
+    if "rope_type" in rope_parameters:
+        return [rope_parameters]
+    return [value for value in rope_parameters.values() if value is not None]
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -192,13 +257,15 @@ def test_recommendation_carries_engines():
             "llama_cpp", "llama_cpp_note", "needs_fine_tuning", "evidence", "why"} <= recommendation.keys()
     engines = recommendation["engines"]
     assert list(engines) == ["transformers", "vllm", "sglang", "llama_cpp", "ollama"]
-    assert engines["transformers"]["ops"] == [{"op": "set", "key": "rope_scaling.factor", "value": 64.0}]
+    assert engines["transformers"]["ops"] == [{"op": "set", "key": "max_position_embeddings", "value": 524288},
+                                              {"op": "set", "key": "rope_scaling.factor", "value": 64.0}]
     assert engines["llama_cpp"]["args"] == recommendation["llama_cpp"]
 
 
 def test_describe_names_each_engine():
     lines = describe(report_of("llama-3.1-8b.json").recommendation["engines"])
-    assert lines[0] == "transformers (exact): config.json edit: set rope_scaling.factor = 64.0"
+    assert lines[0] == ("transformers (exact): config.json edit: set max_position_embeddings = 524288; "
+                        "set rope_scaling.factor = 64.0")
     assert lines[1].startswith("vllm (exact): --max-model-len 524288 --hf-overrides '{")
     assert any(line.startswith("llama_cpp (not exact)") for line in lines)
     assert any(line.startswith("ollama (not exact): Modelfile: PARAMETER num_ctx 524288") for line in lines)
