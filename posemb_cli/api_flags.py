@@ -108,6 +108,7 @@ class HeadsFlags(TypedDict, total=False):
 
 
 class ExtendFlags(TypedDict, total=False):
+    fine_tune: bool
     scalings: str | list[str] | None
     factor: float | None
     text: str | list[str] | None

@@ -8,9 +8,14 @@
 - llama3 scaling was published with continued pre-training (Llama 3.1); LongRoPE's factors are searched for
   the model's own extended length.
 
-A scaling the evidence says holds without fine-tuning (ntk, dynamic, yarn) is labelled ``no`` up to about twice
-the trained length and ``yes`` past it, where LongRoPE's Fig. 3 shows all of them degrade without it; the
-stretch is the target over the trained length T.
+Graded by the evidence at the candidate's stretch (the target over the trained length T):
+
+- ``no``: the publisher's own inference-time recipe for this length (the model card's block, ``publisher``), or
+  a scaling the evidence says holds without fine-tuning (ntk, dynamic, yarn) up to about twice T;
+- ``beyond 2x``: those scalings past about twice T, where LongRoPE's Fig. 3 shows them degrade without
+  fine-tuning, though less than the rest (YaRN is what Qwen publishes for 4x, untrained);
+- ``yes``: none, linear, llama3 and LongRoPE at any stretch past T (published with training, or degrading
+  without it).
 """
 
 from __future__ import annotations
@@ -31,9 +36,12 @@ _PAST_TWO = "; past about 2x all of PI, dynamic NTK and YaRN degrade without fin
 __all__ = ["fine_tuning"]
 
 
-def fine_tuning(scaling: str, stretch: float) -> tuple[str, str]:
-    """(``no`` or ``yes``, the evidence) for ``scaling`` at ``stretch`` = target / trained length."""
+def fine_tuning(scaling: str, stretch: float, published: str | None = None) -> tuple[str, str]:
+    """(``no``, ``beyond 2x`` or ``yes``, the evidence) for ``scaling`` at ``stretch`` = target / trained length;
+    ``published``: where the publisher's recipe for this length is this candidate, in words."""
+    if published is not None:
+        return "no", f"the publisher's inference-time recipe for this length ({published}), used without training"
     level, evidence = _EVIDENCE[scaling]
     if level == "no" and stretch > 2:
-        return "yes", evidence + _PAST_TWO
+        return "beyond 2x", evidence + _PAST_TWO
     return level, evidence

@@ -22,6 +22,10 @@ OPTIONS = (
     Option("factor", ("--factor",), float | None, None, show_default=False, panel=groups.REAL_PANEL,
            help="The factor every candidate takes; default: the one that reaches L (dynamic: the one whose stretch "
                 "at L does)."),
+    Option("fine_tune", ("--fine-tune",), bool, False, panel=groups.REAL_PANEL,
+           help="You will fine-tune the model at L: recommend the best predicted candidate whatever training it "
+                "needs. Default: the publisher's recipe for L where the model card (README.md) gives one, else the "
+                "best candidate that needs no training where one lies within the prediction's interval of the best."),
     Option("write_config", ("--write-config",), str | None, None, metavar="PATH", show_default=False,
            panel=groups.REAL_PANEL,
            help="Write a copy of the model's config.json with the recommended candidate applied (or the one "

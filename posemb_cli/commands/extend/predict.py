@@ -133,7 +133,8 @@ def _weights(reading: ModelReading, tensors, model: str, trained: list[TrainedSe
 
 
 def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor: float | None = None, top: int = 3,
-               progress: Progress | None = None, named: ModelFile | None = None) -> ExtendReport:
+               progress: Progress | None = None, named: ModelFile | None = None,
+               fine_tune: bool = False) -> ExtendReport:
     """Rank the candidate scalings of ``model`` at ``to`` positions and recommend the first.
 
     Args:
@@ -141,11 +142,15 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
         to: the target length L. scalings: the candidates (default: every one that applies). factor: the factor
             every candidate takes (default: the one that reaches L). top: heads listed as most at risk.
         named: ``model`` already resolved (``sources.naming.model_file``); None: resolved here.
+        fine_tune: the user will fine-tune at L: recommend the best prediction whatever its label (default: the
+            publisher's recipe for L where the model card gives one, else the best candidate that needs no
+            training where one lies within the prediction's interval of the best).
     """
     from posemb_cli.commands.extend.engines import for_reading
     from posemb_cli.commands.extend.evidence import fine_tuning
     from posemb_cli.commands.extend.llama_cpp import llama_cpp_flags
     from posemb_cli.commands.extend.loss_change import RULE, predicted_change
+    from posemb_cli.commands.extend.publisher import read_recipe
     from posemb_cli.commands.extend.weights import concatenated, summary
     from posemb_cli.run.models.model_source import name_model
     from posemb_cli.run.models.scaling_candidates import candidate_spec
@@ -168,6 +173,7 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
     per_set: dict[str, list[SetCandidate]] = {one.rope.name: [] for one in trained}
     candidates: list[Candidate] = []
     stretch = to / min(one.trained_length for one in extended)
+    recipe = read_recipe(named.path, named.kind)
     for scaling in chosen:
         kept = {one.rope.name: one.parameters for one in trained}
         parameters = _model_parameters(reading, {**kept, **{one.rope.name: spec.parameters
@@ -178,14 +184,15 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
             per_set[one.rope.name].append(found)
             parts.append(shares)
         overall = summary(concatenated(parts))
-        level, evidence = fine_tuning(scaling, stretch)
-        flags, note = llama_cpp_flags(specs[scaling], trained, to)
         first = specs[scaling][0][1]
+        published = recipe is not None and recipe.covers(scaling, first.factor, to)
+        level, evidence = fine_tuning(scaling, stretch, _recipe_words(recipe) if published else None)
+        flags, note = llama_cpp_flags(specs[scaling], trained, to)
         change = predicted_change([(one, spec, weights[one.rope.name]) for one, spec in specs[scaling]], to)
         candidates.append(Candidate(scaling, first.factor, first.factor_rule, parameters, overall.extrapolated,
                                     overall.compressed, overall.mean_compression, overall.cost + overall.speed_cost,
                                     level, evidence, flags, note, rank=0, sped_up_share=overall.sped_up,
-                                    speed_up_cost=overall.speed_cost, predicted=change))
+                                    speed_up_cost=overall.speed_cost, predicted=change, published_recipe=published))
         progress.advance()
     order = ranked_by_prediction([(one.scaling, one.predicted.window.value) for one in candidates
                                   if one.predicted is not None])
@@ -195,8 +202,10 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
     return ExtendReport(source=source, model=reading.model_dict(), to=to, factor=factor, scalings=chosen,
                         left_out=left_out, weighted_by="heads" if tensors is not None else "pairs",
                         weighted_note=weighted_note, sets=sets, candidates=candidates, rule=RULE,
-                        recommendation=_recommendation(candidates, trained, gguf=named.kind == "gguf",
-                                                       engines=for_reading(specs, to, reading)))
+                        recommendation={**_recommendation(candidates, trained, gguf=named.kind == "gguf",
+                                                          engines=for_reading(specs, to, reading),
+                                                          fine_tune=fine_tune),
+                                        "publisher_recipe": None if recipe is None else recipe.to_dict()})
 
 
 def _source(model: str, named: ModelFile, reading: ModelReading, tensors, heads_source: dict) -> dict:
@@ -223,7 +232,7 @@ def _kept(model: str, named: ModelFile, reading: ModelReading, trained: list[Tra
                         factor=None, scalings=["none"], left_out=[], weighted_by="pairs",
                         weighted_note="no pair is weighted: no RoPE set needs extension", sets=[
                             _set(one, []) for one in trained], candidates=[kept], rule=RULE,
-                        recommendation={**recommendation, "rope_needs_no_change": True})
+                        recommendation={**recommendation, "publisher_recipe": None, "rope_needs_no_change": True})
 
 
 def _ranked(one: Candidate, rank: int) -> Candidate:
@@ -252,6 +261,53 @@ def _why(best: Candidate, count: int) -> str:
             f"beyond it; against the unscaled model within T); extrapolated share {best.extrapolated_share:.4g}")
 
 
+def _recipe_words(recipe) -> str:
+    original = "" if recipe.original is None else f" from {recipe.original:,}"
+    return f"{recipe.scaling} x{recipe.factor:g}{original}, the model card {recipe.source}"
+
+
+def _half(part) -> float:
+    return (part.high - part.low) / 2
+
+
+def _situated(candidates: list[Candidate], fine_tune: bool) -> tuple[list[Candidate], str | None]:
+    """The candidates ranked for the user's situation, and why the first is not the prediction's first.
+
+    Fine-tuning (``fine_tune``): the prediction's order. Else the publisher's recipe for L first, where the card
+    gives one; else the best candidate that needs no training (``no``, or failing that ``beyond 2x``) where its
+    predicted change over the window lies within the interval of the best prediction.
+    """
+    ranked = sorted(candidates, key=lambda one: one.rank)
+    first = ranked[0]
+    if fine_tune or first.predicted is None:
+        return ranked, None
+    recipe = next((one for one in ranked if one.published_recipe), None)
+    if recipe is not None:
+        if recipe is first:
+            return ranked, None
+        assert recipe.predicted is not None
+        gap = recipe.predicted.window.value - first.predicted.window.value
+        return [recipe, *(one for one in ranked if one is not recipe)], (
+            f"{recipe.evidence}; the prediction ranks {first.scaling} first by {gap:.3f} nats "
+            f"(interval ±{_half(first.predicted.window):.3f}), a figure posemb has not measured on this model: "
+            f"--text FILE measures both")
+    for level in ("no", "beyond 2x"):
+        pool = [one for one in ranked if one.needs_fine_tuning == level and one.predicted is not None]
+        if not pool:
+            continue
+        best = pool[0]
+        assert best.predicted is not None
+        if best is first or best.predicted.window.value > first.predicted.window.high:
+            break
+        gap = best.predicted.window.value - first.predicted.window.value
+        return [best, *(one for one in ranked if one is not best)], (
+            f"{first.scaling} ranks first by {gap:.3f} nats, within the prediction's interval "
+            f"(±{_half(first.predicted.window):.3f}), but needs fine-tuning by the evidence at this stretch "
+            f"({first.needs_fine_tuning}); {best.scaling} is the best that needs "
+            f"{'none' if level == 'no' else 'it only past 2x'} (--fine-tune ranks for training)")
+    return ranked, None
+
+
 def _runnable(candidates: list[Candidate], gguf: bool) -> tuple[Candidate, str | None]:
     """The candidate to recommend, and why it is not the first where it is not.
 
@@ -259,7 +315,7 @@ def _runnable(candidates: list[Candidate], gguf: bool) -> tuple[Candidate, str |
     is recommended instead, if the prediction cannot tell them apart (its predicted change over the window lies
     within the first's interval).
     """
-    ranked = sorted(candidates, key=lambda one: one.rank)
+    ranked = list(candidates)  # in the order to recommend them (``_situated``)
     first = ranked[0]
     if not gguf or first.llama_cpp is not None or first.predicted is None:
         return first, None
@@ -275,8 +331,10 @@ def _runnable(candidates: list[Candidate], gguf: bool) -> tuple[Candidate, str |
 
 
 def _recommendation(candidates: list[Candidate], trained: list[TrainedSet], *, gguf: bool = False,
-                    engines=None, why: str | None = None) -> dict:
-    best, instead = _runnable(candidates, gguf)
+                    engines=None, why: str | None = None, fine_tune: bool = False) -> dict:
+    situated, because = _situated(candidates, fine_tune)
+    best, instead = _runnable(situated, gguf)
+    instead = instead if instead is not None else (because if best is situated[0] else None)
     context = trained[0].context
     extra = {} if engines is None else {"engines": engines(best)}  # per engine: exact, or what differs
     edit = extra.get("engines", {}).get("transformers", {}).get("ops") or []
@@ -292,4 +350,5 @@ def _recommendation(candidates: list[Candidate], trained: list[TrainedSet], *, g
             "max_position_embeddings_note": note,
             "llama_cpp": best.llama_cpp, "llama_cpp_note": best.llama_cpp_note,
             "needs_fine_tuning": best.needs_fine_tuning, "evidence": best.evidence,
-            "why": why or (_why(best, len(candidates)) if instead is None else instead), **extra}
+            "why": why or (_why(best, len(candidates)) if instead is None else instead),
+            "for": "fine-tuning" if fine_tune else "no training", **extra}

@@ -121,8 +121,8 @@ def _recommendation(report: ExtendReport) -> Group:
         why = best["why"].removeprefix("RoPE needs no change: ")
         lines: list = [Text("RoPE needs no change", style="bold green"), indented(why, style="dim")]
     else:
-        lines = [Text(f"Recommended: {best['scaling']}{factor}", style="bold green"),
-                 indented(f"{best['why']}; fine-tuning: {best['evidence']}", style="dim")]
+        said = best["why"] if best["evidence"] in best["why"] else f"{best['why']}; fine-tuning: {best['evidence']}"
+        lines = [Text(f"Recommended: {best['scaling']}{factor}", style="bold green"), indented(said, style="dim")]
     engines = best.get("engines")
     if engines is None:  # the block as transformers 5 takes it, and llama.cpp's flags
         lines += [Text("transformers 5 rope_parameters:"), Text(_block(best["rope_parameters"]))]

@@ -160,9 +160,11 @@ class Candidate:
     sped_up_share: float = 0.0
     speed_up_cost: float = 0.0
     predicted: LossChange | None = None
+    published_recipe: bool = False  # the publisher's own inference-time recipe for this length (model card)
 
     def to_dict(self) -> dict:
         return {"scaling": self.scaling, "factor": self.factor, "factor_rule": self.factor_rule,
+                "published_recipe": self.published_recipe,
                 "rope_parameters": self.rope_parameters, "extrapolated_share": self.extrapolated_share,
                 "compressed_share": self.compressed_share, "mean_compression": self.mean_compression,
                 "sped_up_share": self.sped_up_share, "speed_up_cost": self.speed_up_cost,

@@ -90,16 +90,17 @@ def _extend(flags: Flags, *, progress: Progress | None = None) -> ExtendReport:
                               "another scaling to --scalings or leave --factor out")
         factor = float(factor)
     text, ids = measure_inputs(flags)
+    fine_tune = bool(flags.values.get("fine_tune", False))
     named = name_model(flags["model"], config_needed=True)
     with speaking_of(named):  # a refusal about the model's files names it as typed
         if not text and ids is None:
             return run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress,
-                              named=named)
+                              named=named, fine_tune=fine_tune)
         from posemb_cli.commands.extend.measure import measure_candidates, open_measured
 
         model = open_measured(named, what="--text" if text else "--ids", device=flags["device"],
                               dtype=flags["dtype"])
         report = run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress,
-                            named=named)
+                            named=named, fine_tune=fine_tune)
         return measure_candidates(model, report, text=text, ids=ids, progress=progress,
                                   save_ids=flags.values.get("save_ids"))

@@ -250,8 +250,15 @@ def test_without_a_config_json_transformers_is_not_editable():
         key: value for key, value in candidate.rope_parameters.items() if key != "rope_theta"}
 
 
+def _tuned(name: str):
+    """extend ranked for fine-tuning: Llama 3.1's own llama3 block, its factor raised, is recommended."""
+    from posemb_cli.commands.extend.predict import run_extend
+
+    return run_extend(str(PUBLISHED / name), to=report_of(name).to, fine_tune=True)
+
+
 def test_recommendation_carries_engines():
-    report = report_of("llama-3.1-8b.json")
+    report = _tuned("llama-3.1-8b.json")
     recommendation = report.recommendation
     assert {"scaling", "factor", "rope_parameters", "max_position_embeddings", "max_position_embeddings_note",
             "llama_cpp", "llama_cpp_note", "needs_fine_tuning", "evidence", "why"} <= recommendation.keys()
@@ -263,7 +270,7 @@ def test_recommendation_carries_engines():
 
 
 def test_describe_names_each_engine():
-    lines = describe(report_of("llama-3.1-8b.json").recommendation["engines"])
+    lines = describe(_tuned("llama-3.1-8b.json").recommendation["engines"])
     assert lines[0] == ("transformers (exact): config.json edit: set max_position_embeddings = 524288; "
                         "set rope_scaling.factor = 64.0")
     assert lines[1].startswith("vllm (exact): --max-model-len 524288 --hf-overrides '{")
