@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tests.loss_oracle import oracle_losses, text_positions
+from tests.loss_oracle import oracle_losses
 from tests.tiny_language_model import TRAINED, ids_of, tiny_llama_folder, tiny_llama_gguf, write_text
 
 LENGTH = 96  # three times the trained length
@@ -94,9 +94,10 @@ def forward_ids(window: np.ndarray, doc: dict) -> np.ndarray:
 
 def oracle_by_candidate(doc: dict, folder: str, window: np.ndarray) -> dict[str, np.ndarray]:
     """Each candidate's (L - 1,) losses from transformers' forward with labels, its rope_parameters as the document
-    gives them, on the safetensors model in ``folder``, on the ids the forwards ran (``forward_ids``)."""
-    ids = forward_ids(window, doc)
-    return {one["scaling"]: oracle_losses(folder, one["rope_parameters"], ids) for one in doc["candidates"]}
+    gives them, on the safetensors model in ``folder``, on the ids given (``window``: the loss's forward; the
+    probes run in one of their own, ``forward_ids``)."""
+    assert forward_ids(window, doc) is not None  # the probes' layout holds too
+    return {one["scaling"]: oracle_losses(folder, one["rope_parameters"], window) for one in doc["candidates"]}
 
 
 def _mean(values: list[float]) -> float:
@@ -104,9 +105,9 @@ def _mean(values: list[float]) -> float:
 
 
 def plain_figures(losses: np.ndarray, measured: dict, trained: int = TRAINED) -> dict:
-    """Bucket means over the document's own ranges, within, beyond, ratio and mean, in plain loops, over the
-    positions of the text (the predictions of the document's probe tokens left out; a mean of none is NaN)."""
-    text = set(text_positions(losses.size + 1, measured["retrieval"]["probes"]))
+    """Bucket means over the document's own ranges, within, beyond, ratio and mean, in plain loops, over every
+    position of the ids given (a mean of none is NaN)."""
+    text = set(range(losses.size))
     buckets = [_mean([float(losses[p]) for p in range(bucket["from"], bucket["to"]) if p in text])
                for bucket in measured["loss_by_position"]]
     within = _mean([float(losses[p]) for p in range(trained) if p in text])

@@ -1,14 +1,15 @@
 """Every conclusion an ``extend --json`` document prints, checked by brute force: each pair's class by a plain loop
 over its frequencies, each share by summing the heads' entries, the ranking by sorting under the rule as written
-here (the predicted change over the window, lowest first), the recommendation as the first, and every "needs no
-extension" against the lengths it rests on."""
+here (the predicted change over the window, lowest first), the recommendation for the situation it names (the
+first for fine-tuning; else the publisher's recipe, else the first candidate needing no training within the first's
+interval), and every "needs no extension" against the lengths it rests on."""
 
 from __future__ import annotations
 
 import math
 
 SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
-FINE_TUNING = ("no", "yes")
+FINE_TUNING = ("no", "beyond 2x", "yes")
 
 
 def loop_class(theta: float, theta_new: float, trained: int, distance: int) -> str:
@@ -99,6 +100,19 @@ def check_extend_promises(doc: dict) -> None:
     assert [entry["scaling"] for entry in doc["ranking"]] == [c["scaling"] for c in ordered]
     assert [entry["rank"] for entry in doc["ranking"]] == list(range(1, len(ordered) + 1))
     best = ordered[0]
+    if doc["recommendation"]["for"] == "no training":  # the situation: no training by default
+        published = [c for c in ordered if c.get("published_recipe")]
+        if published:
+            best = published[0]
+        else:
+            for level in ("no", "beyond 2x"):
+                pool = [c for c in ordered if c["needs_fine_tuning"] == level]
+                if pool:
+                    first_high = ordered[0]["predicted"]["loss_change"]["window"]["interval"][1]
+                    if pool[0]["predicted"]["loss_change"]["window"]["value"] <= first_high:
+                        best = pool[0]
+                    break
+        ordered = [best, *(c for c in ordered if c is not best)]
     if doc["source"]["kind"] == "gguf" and best["llama_cpp"] is None:  # llama.cpp runs it: the first it runs exactly,
         high = best["predicted"]["loss_change"]["window"]["interval"][1]  # where the prediction cannot tell them apart
         runnable = [c for c in ordered[1:] if c["llama_cpp"] is not None

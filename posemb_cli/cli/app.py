@@ -7,28 +7,19 @@ unexpected failure (a short message; the traceback only under --debug).
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import sys
 import traceback
 import warnings
+from collections.abc import Iterator, Mapping
 from typing import Annotated
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from posemb_cli import __version__
-from posemb_cli.cli.commands.bench import bench
-from posemb_cli.cli.commands.compare import compare
-from posemb_cli.cli.commands.doctor import doctor
-from posemb_cli.cli.commands.extend import extend
-from posemb_cli.cli.commands.heads import heads
-from posemb_cli.cli.commands.inspect import inspect
-from posemb_cli.cli.commands.order import order
-from posemb_cli.cli.commands.padding import padding
-from posemb_cli.cli.commands.precision import precision
-from posemb_cli.cli.commands.schema import schema
-from posemb_cli.cli.commands.sweep import sweep
 from posemb_cli.cli.output_faults import OUTPUT_ERRNOS, silence_stdout
 from posemb_cli.errors import PosembError, brief
 
@@ -63,8 +54,55 @@ def _usage_line(text: str) -> str:
     return re.sub(r"'([^']{40})[^']{8,}'", r"'\1...'", line)
 
 
+class _Commands(Mapping):
+    """The subcommands by name, each imported and built the first time it is looked up (pip's registry): a run
+    loads its own command's module alone, and ``posemb --help`` none (it lists ``SHORT_HELP``)."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, TyperCommand] = {}
+        self.listing = False  # while the help lists the commands: a stand-in per name, nothing imported
+
+    def __getitem__(self, name: str):
+        if name not in SHORT_HELP:
+            raise KeyError(name)
+        if self.listing:
+            return TyperCommand(name, short_help=SHORT_HELP[name], help=SHORT_HELP[name])
+        if name not in self._built:
+            function = getattr(importlib.import_module(f"posemb_cli.cli.commands.{name}"), name)
+            single = typer.Typer(rich_markup_mode=app.rich_markup_mode, pretty_exceptions_enable=False,
+                                 add_completion=False)
+            single.command(name, short_help=SHORT_HELP[name])(function)
+            command = typer.main.get_command(single)
+            command.name = name
+            self._built[name] = command  # type: ignore[assignment]
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SHORT_HELP)
+
+    def __len__(self) -> int:
+        return len(SHORT_HELP)
+
+
 class _PosembGroup(TyperGroup):
-    """Runs the command outside Click's standalone mode so that every error is one line of ours."""
+    """Runs the command outside Click's standalone mode so that every error is one line of ours; its commands are
+    loaded as they are run (``_Commands``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = _Commands()  # type: ignore[assignment]
+
+    def list_commands(self, ctx) -> list[str]:
+        return list(SHORT_HELP)  # in the order the help lists them
+
+    def format_help(self, ctx, formatter) -> None:
+        commands = self.commands
+        assert isinstance(commands, _Commands)
+        commands.listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            commands.listing = False
 
     def get_help_option(self, ctx):
         # Typer coerces a flag left unset (None) through pydantic, an import of ~60 ms on every
@@ -163,10 +201,6 @@ SHORT_HELP = {
     "heads": "Show which RoPE frequencies a trained model's heads use.",
     "extend": "Pick the RoPE scaling to run a model past its trained length.",
 }
-for _name, _command in (("compare", compare), ("inspect", inspect), ("order", order), ("bench", bench),
-                        ("sweep", sweep), ("schema", schema), ("precision", precision), ("padding", padding),
-                        ("doctor", doctor), ("heads", heads), ("extend", extend)):
-    app.command(_name, short_help=SHORT_HELP[_name])(_command)
 
 
 def main() -> None:

@@ -28,8 +28,9 @@ top-1 hit (the most likely next token is the one that comes) of predicting token
 - ``holds_to``: the largest distance whose mean accuracy is at least ``THRESHOLD`` = 0.5, as it is at every
   shorter distance measured (over all probes, and within and beyond T apart); None where even the shortest
   falls below.
-- The loss of the text (``kept_losses``): the predictions of probe tokens (p with token p + 1 in a span)
-  are left out, so the random ids do not count as text.
+- ``kept_losses``: the predictions of the text's own tokens in a window the probes were written over (p with
+  token p + 1 outside every span). The measurement no longer needs it: the text's loss comes from a forward of
+  its own, on the ids given.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ SHORT = (32, 128, 512)
 SEED = 34
 THRESHOLD = 0.5
 REGIONS = ("within", "beyond")
-FORWARD = "shared"
+FORWARD = "own"  # the probes run in a forward of their own; "shared" (before) wrote them over the loss's
 
 
 @dataclass(frozen=True)
@@ -278,10 +279,9 @@ class Retrieval:
         if not self.probes:
             return (f"no probe fits a window of {self.length:,} tokens (one of fewer than {START + SHORT[0] + SPAN} "
                     "has none): the loss by position holds every position")
-        return (f"one forward per candidate gives both figures: the {len(self.probes)} probes are written over the "
-                f"window (the same ids for every candidate), and the loss by position leaves out the "
-                f"{self.excluded:,} predictions of probe tokens (position p whose next token p + 1 lies in a "
-                "span): its positions count the text alone")
+        return (f"the {len(self.probes)} probes are written over the window (the same ids for every candidate) "
+                f"and run in a forward of their own ({self.excluded:,} predictions of probe tokens); the loss by "
+                "position is that of the ids given, from a forward on them alone")
 
     def to_dict(self) -> dict:
         return {"span": SPAN, "seed": self.seed, "distances": list(self.grid),

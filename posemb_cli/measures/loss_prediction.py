@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CALIBRATION", "NEAR", "Calibration", "Change", "Features", "LossChange", "distance_weights", "features",
-           "predict"]
+__all__ = ["CALIBRATED_MODEL", "CALIBRATED_STRETCH", "CALIBRATION", "NEAR", "RANGE_RULE", "Calibration", "Change",
+           "Features", "LossChange", "Range", "calibrated_range", "distance_weights", "features", "predict"]
 
 _DISTANCES = 512  # points of each grid
 NEAR = 64  # the near distances of the displacement (the best of 16, 64, 256, 1,024 and T on the calibration set)
@@ -116,6 +116,51 @@ CALIBRATION = Calibration(displacement=28.58730037469384, extrapolation=186.2538
                           source="benchmarks/recorded_calibration_fit.json")
 
 
+# The calibrated range: the one model the calibration set measured (SmolLM2-135M: llama, 30 layers of width 576,
+# 64 rotary features, base 100,000, T = 8,192) and the stretches it measured (L / T from 1.25 to 3).
+CALIBRATED_MODEL = {"model_type": "llama", "layers": 30, "hidden_size": 576, "rotary_dim": 64, "base": 100_000.0,
+                    "trained_length": 8192}
+CALIBRATED_STRETCH = (1.25, 3.0)
+OTHER_MODEL_WIDENING = 2.0
+RANGE_RULE = ("outside the calibrated range each interval's half-width is multiplied by (1 + log2(s / 3)) for a "
+              "stretch s = L / T past 3, and by 2 for a model other than the calibrated one (SmolLM2-135M); both "
+              "where both hold")
+
+
+@dataclass(frozen=True)
+class Range:
+    """Where a prediction stands against the calibrated range, and how much its intervals were widened."""
+
+    outside: tuple[str, ...]
+    widened_by: float
+
+    @property
+    def calibrated(self) -> bool:
+        return not self.outside
+
+    def to_dict(self) -> dict:
+        return {"calibrated": self.calibrated, "outside": list(self.outside), "widened_by": self.widened_by,
+                "rule": RANGE_RULE}
+
+
+def calibrated_range(model: dict, stretch: float) -> Range:
+    """The prediction's standing for ``model`` (keys of ``CALIBRATED_MODEL``; a missing one counts as different)
+    at ``stretch`` = L / T, under ``RANGE_RULE``."""
+    outside: list[str] = []
+    widened = 1.0
+    differs = [key for key, value in CALIBRATED_MODEL.items() if model.get(key) != value]
+    if differs:
+        outside.append("model: calibrated on SmolLM2-135M alone; this one differs in " + ", ".join(differs))
+        widened *= OTHER_MODEL_WIDENING
+    low, high = CALIBRATED_STRETCH
+    if stretch > high:
+        outside.append(f"stretch: L / T = {stretch:.3g}, past the {high:g} calibrated")
+        widened *= 1.0 + math.log2(stretch / high)
+    elif stretch < low:
+        outside.append(f"stretch: L / T = {stretch:.3g}, below the {low:g} calibrated")
+    return Range(tuple(outside), widened)
+
+
 @dataclass(frozen=True)
 class Change:
     """A predicted change of the mean loss (nats) and its interval [low, high]."""
@@ -136,21 +181,28 @@ class LossChange:
     within: Change
     beyond: Change
     window: Change
+    range: Range | None = None
 
     def to_dict(self) -> dict:
-        return {"within": self.within.to_dict(), "beyond": self.beyond.to_dict(), "window": self.window.to_dict()}
+        out = {"within": self.within.to_dict(), "beyond": self.beyond.to_dict(), "window": self.window.to_dict()}
+        if self.range is not None:
+            out["range"] = self.range.to_dict()
+        return out
 
 
-def predict(found: Features, *, trained_length: int, target: int, calibration: Calibration = CALIBRATION) -> LossChange:
-    """The change ``found`` predicts at the target (the window's mean weighs within and beyond by their lengths)."""
+def predict(found: Features, *, trained_length: int, target: int, calibration: Calibration = CALIBRATION,
+            standing: Range | None = None) -> LossChange:
+    """The change ``found`` predicts at the target (the window's mean weighs within and beyond by their lengths);
+    ``standing``: the prediction against the calibrated range (``calibrated_range``), whose widening the intervals
+    take."""
     share = min(1.0, trained_length / target)
     damage = calibration.displacement * found.displacement + calibration.temperature * found.temperature
     within = damage
     beyond = damage + calibration.extrapolation * found.extrapolation + calibration.beyond
     window = share * within + (1 - share) * beyond
-    half_window = share * calibration.within_half_width + (1 - share) * calibration.beyond_half_width
-    return LossChange(within=Change(within, within - calibration.within_half_width,
-                                    within + calibration.within_half_width),
-                      beyond=Change(beyond, beyond - calibration.beyond_half_width,
-                                    beyond + calibration.beyond_half_width),
-                      window=Change(window, window - half_window, window + half_window))
+    widen = 1.0 if standing is None else standing.widened_by
+    half_within, half_beyond = widen * calibration.within_half_width, widen * calibration.beyond_half_width
+    half_window = share * half_within + (1 - share) * half_beyond
+    return LossChange(within=Change(within, within - half_within, within + half_within),
+                      beyond=Change(beyond, beyond - half_beyond, beyond + half_beyond),
+                      window=Change(window, window - half_window, window + half_window), range=standing)

@@ -1,19 +1,20 @@
 """Loss by position at the target length, per scaling, on the real model: the measurement beside a prediction.
 
-Copy probes (``measures.copy_probes``) are written over the window once, the same ids for every
-scaling: spans of random ids repeated at distances from 32 tokens to near L, within and beyond T.
-For each scaling, in the order given: the model is run once over that window (one forward of L
-tokens from position 0, no cache), the loss and top-1 hit of each next token recorded; the losses
-of the text (the probe tokens' predictions left out) are summed up by ``measures.loss_by_position``
-against the trained length T, and the probes' repeats scored from the same forward (copy retrieval
-by distance). The scalings are then ranked by the mean loss over the window's text (lower first; a
-difference within the dtype's rounding noise is a tie and keeps the predicted order), and that
+For each scaling, in the order given, two forwards of L tokens from position 0, no cache: one on the
+ids given, whose loss at every position ``measures.loss_by_position`` sums up against the trained
+length T (the loss of the text itself, as the runtime's own forward on those ids gives it); and one on
+the same ids with copy probes (``measures.copy_probes``) written over them, the same for every
+scaling (spans of random ids repeated at distances from 32 tokens to near L, within and beyond T),
+whose repeats are scored for copy retrieval by distance. A window too short to hold a probe runs the
+first forward only. The second forward doubles the cost of a candidate (``probe_seconds``). The
+scalings are then ranked by the mean loss over the window (lower first; a difference within the
+dtype's rounding noise is a tie and keeps the predicted order), and that
 ranking is set beside the predicted one with Spearman's rho and every pair the two order apart
 (``measures.rank_agreement``).
 
 The memory a window needs is checked before the first model is loaded. A Ctrl-C stops the run
 where it is (``KeyboardInterrupt`` goes up untouched; nothing is written here). ``save_ids`` writes
-the ids of every forward, one row each (row k: the k-th scaling's), once the last has run.
+the ids of every probe forward, one row each (row k: the k-th scaling's), once the last has run.
 """
 
 from __future__ import annotations
@@ -25,15 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from posemb_cli.errors import PosembError
-from posemb_cli.measures.copy_probes import (
-    Probe,
-    Retrieval,
-    kept_losses,
-    place_probes,
-    probe_pool,
-    retrieval,
-    write_probes,
-)
+from posemb_cli.measures.copy_probes import Probe, Retrieval, place_probes, probe_pool, retrieval, write_probes
 from posemb_cli.measures.loss_by_position import LossProfile, loss_profile
 from posemb_cli.measures.rank_agreement import LOSS_NOISE, RankAgreement, measured_ranking, rank_agreement
 from posemb_cli.runtime.protocol import LanguageModel, MemoryNeed
@@ -45,9 +38,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RULE", "MeasuredRun", "MeasuredScaling", "measure_model", "measure_scalings", "open_model"]
 
-RULE = ("measured: lower mean next-token loss over the whole window first (the log of its perplexity; the copy "
-        "probes' tokens left out); a difference within the dtype's rounding noise is a tie, kept in the predicted "
-        "order")
+RULE = ("measured: lower mean next-token loss over the whole window of the ids given first (the log of its "
+        "perplexity; the copy probes run in a forward of their own); a difference within the dtype's rounding noise "
+        "is a tie, kept in the predicted order")
 
 
 @dataclass(frozen=True)
@@ -63,18 +56,21 @@ class MeasuredScaling:
     losses: np.ndarray = field(repr=False, compare=False)
     retrieval: Retrieval = field(repr=False)
     hits: np.ndarray = field(repr=False, compare=False)
+    probe_seconds: float = 0.0  # the probes' own forward (loading included); 0 where no probe fits
 
     def to_dict(self) -> dict:
         return {"tokens": self.tokens, **self.profile.to_dict(), "seconds": self.seconds,
-                "load_seconds": self.load_seconds, "retrieval": self.retrieval.to_dict()}
+                "load_seconds": self.load_seconds, "probe_seconds": self.probe_seconds,
+                "retrieval": self.retrieval.to_dict()}
 
 
 @dataclass(frozen=True)
 class MeasuredRun:
     """Every scaling measured on one window of one model, and how the measured ranking meets the predicted one.
 
-    ``window`` holds the text's ids; ``ids`` those every forward ran (the probes written over the window),
-    ``probes`` the probes; ``saved_ids`` the file they were written to, one row per forward (None: not saved).
+    ``window`` holds the text's ids, the loss forward's; ``ids`` those the probes' forward ran (the probes written
+    over the window), ``probes`` the probes; ``saved_ids`` the file the probe forwards' ids were written to, one row
+    per scaling (None: not saved).
     """
 
     runtime: dict
@@ -143,14 +139,15 @@ def measure_scalings(model: LanguageModel, window: TokenWindow, scalings: Sequen
     pool, left_out = probe_pool(window.ids, model.special_ids)
     probes = place_probes(length, trained_length, pool)
     ids = write_probes(window.ids, probes)
-    kept = kept_losses(length, probes)
     measured = []
     for row, scaling in enumerate(scalings):
-        result = model.token_losses(ids, scaling, progress)
-        found = retrieval(probes, result.losses, result.hits, trained_length=trained_length, pool=int(pool.size),
+        text = model.token_losses(window.ids, scaling, progress)  # the loss of the ids given
+        probed = model.token_losses(ids, scaling, progress) if probes else text
+        found = retrieval(probes, probed.losses, probed.hits, trained_length=trained_length, pool=int(pool.size),
                           left_out=left_out, row=row)
-        measured.append(MeasuredScaling(scaling.name, length, loss_profile(result.losses, trained_length, keep=kept),
-                                        result.seconds, result.load_seconds, result.losses, found, result.hits))
+        measured.append(MeasuredScaling(scaling.name, length, loss_profile(text.losses, trained_length),
+                                        text.seconds, text.load_seconds, text.losses, found, probed.hits,
+                                        probed.seconds + probed.load_seconds if probes else 0.0))
     if save_ids is not None:
         write_ids(save_ids, np.stack([ids] * len(measured)))
     prefer = list(predicted_ranking) if predicted_ranking is not None else names

@@ -81,3 +81,19 @@ def test_the_same_config_is_read_where_it_fits(tmp_path):
     result = posemb_limited(["inspect", "--config", str(path), "--json"], 4 * GIB)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["scheme"] == "rope"
+
+
+@pytest.mark.parametrize("command", [["inspect", "--config"], ["extend", "--to", "4096"], ["doctor"]],
+                         ids=["inspect", "extend", "doctor"])
+def test_a_config_that_is_one_long_string_is_answered_or_refused(tmp_path, command):
+    """50 MB in one string value ("padding": "xxx..."): once MemoryError (exit 1) in the depth check's regex."""
+    config = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
+              "max_position_embeddings": 2048, "vocab_size": 100, "rope_theta": 10000.0}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config)[:-1] + ', "padding": "' + "x" * 50_000_000 + '"}')
+    args = [*command, str(path)] if command[0] != "extend" else ["extend", str(path), *command[1:]]
+    result = posemb_limited(args, 4 * GIB)
+    assert result.returncode in (0, 2, 3), result.stderr  # doctor exits 3 where it finds an error
+    assert "Traceback" not in result.stderr and "MemoryError" not in result.stderr
+    if result.returncode == 2:
+        assert_refused(result, str(path))

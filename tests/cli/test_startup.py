@@ -99,3 +99,38 @@ def test_a_bad_flag_is_refused_without_torch(args):
     report = probe(args)
     assert report["code"] == 2, report
     assert "torch" not in report["heavy"], f"posemb {' '.join(args)} imported torch before refusing"
+
+
+LOADED = """
+import contextlib, io, json, sys
+sys.argv = ["posemb", *json.loads(sys.argv[1])]
+from posemb_cli.cli.app import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main()
+    except SystemExit:
+        pass
+sys.stderr.write(json.dumps(sorted(name for name in sys.modules if name.startswith("posemb_cli"))) + "\\n")
+"""
+
+
+def loaded(args: list[str]) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", LOADED, json.dumps(args)], capture_output=True, text=True,
+                          timeout=120)
+    return json.loads(done.stderr.strip().splitlines()[-1])
+
+
+def test_root_help_loads_a_handful_of_modules_and_no_command():
+    modules = loaded(["--help"])
+    assert len(modules) <= 12, modules
+    assert not any(name.startswith(("posemb_cli.cli.commands.", "posemb_cli.commands.")) for name in modules)
+
+
+@pytest.mark.parametrize("name", ["order", "extend", "doctor", "schema"])
+def test_a_command_loads_no_other_commands_module(name):
+    from posemb_cli.cli.app import SHORT_HELP
+
+    modules = loaded([name, "--help"])
+    others = [module for module in modules for prefix in ("posemb_cli.cli.commands.", "posemb_cli.commands.")
+              if module.startswith(prefix) and module[len(prefix):].split(".")[0] in set(SHORT_HELP) - {name}]
+    assert others == [], others

@@ -256,10 +256,11 @@ def test_the_json_of_a_retrieval():
     doc = json.loads(json.dumps(found.to_dict(), allow_nan=False))
     assert list(doc) == ["span", "seed", "distances", "pool", "probes", "by_distance", "holds_to", "threshold",
                          "forward", "note", "excluded_positions"]
-    assert doc["span"] == SPAN and doc["threshold"] == THRESHOLD and doc["forward"] == "shared"
+    assert doc["span"] == SPAN and doc["threshold"] == THRESHOLD and doc["forward"] == "own"
     assert doc["pool"] == {"distinct": 96, "left_out": [0]} and doc["distances"] == distance_grid(length, trained)
     assert doc["excluded_positions"] == 2 * SPAN * len(probes)
-    assert f"leaves out the {2 * SPAN * len(probes)} predictions of probe tokens" in doc["note"]
+    assert f"({2 * SPAN * len(probes)} predictions of probe tokens)" in doc["note"]
+    assert "the loss by position is that of the ids given" in doc["note"]
     first = doc["probes"][0]
     assert list(first) == ["distance", "region", "row", "first", "repeat", "scored", "accuracy", "loss"]
     assert first["row"] == 1 and first["loss"] is None and first["accuracy"] == 0.0  # an infinite loss: null

@@ -39,6 +39,7 @@ class StandIn:
     def token_losses(self, ids, scaling, progress=None) -> WindowLosses:
         self.calls.append(("losses", scaling.name))
         self.ids = ids
+        self.seen = [*getattr(self, "seen", []), np.array(ids)]
         return WindowLosses(self.losses[scaling.name], 0.5, 1.5, np.zeros(LENGTH - 1, dtype=bool))
 
 
@@ -65,8 +66,11 @@ def test_figures_ranking_and_agreement_from_the_losses_measured():
     predicted = ["dynamic", "yarn", "llama3", "linear", "none"]
     run = measure_scalings(runtime, _window(), scalings(LENGTH, TRAINED), trained_length=TRAINED,
                            predicted_ranking=predicted)
-    assert runtime.calls == [("memory", LENGTH)] + [("losses", name) for name in names]
-    by_mean = sorted(names, key=lambda name: runtime.losses[name].mean())  # the probes leave the order as it is
+    # per scaling: the ids given (the text's loss), then the probes' own forward
+    assert runtime.calls == [("memory", LENGTH)] + [("losses", name) for name in names for _ in range(2)]
+    assert np.array_equal(runtime.seen[0], _window().ids)  # the text's loss: a forward of the ids given
+    assert not np.array_equal(runtime.seen[1], _window().ids) and np.array_equal(runtime.seen[1], run.ids)
+    by_mean = sorted(names, key=lambda name: runtime.losses[name].mean())
     assert run.ranking == tuple(by_mean) == ("yarn", "dynamic", "llama3", "linear", "none")
     doc = run.to_dict()
     assert doc["rule"] == RULE and doc["length"] == LENGTH and doc["trained_length"] == TRAINED
@@ -74,11 +78,12 @@ def test_figures_ranking_and_agreement_from_the_losses_measured():
         losses, measured = runtime.losses[name], doc["measured"][name]
         probes = measured["retrieval"]["probes"]
         assert [(probe["first"], probe["repeat"]) for probe in probes] == [(16, 48)]  # the one that fits in 64
-        text = [p for p in range(LENGTH - 1) if not any(start <= p + 1 < start + 16 for probe in probes
-                                                          for start in (probe["first"], probe["repeat"]))]
-        assert measured["within"] == pytest.approx(np.mean([losses[p] for p in text if p < TRAINED]), rel=1e-12)
-        assert measured["beyond"] == pytest.approx(np.mean([losses[p] for p in text if p >= TRAINED]), rel=1e-12)
+        # the loss of the ids given: every position, none left out (the probes ran in a forward of their own)
+        assert measured["within"] == pytest.approx(np.mean([losses[p] for p in range(TRAINED)]), rel=1e-12)
+        assert measured["beyond"] == pytest.approx(np.mean([losses[p] for p in range(TRAINED, LENGTH - 1)]),
+                                                   rel=1e-12)
         assert (measured["tokens"], measured["seconds"], measured["load_seconds"]) == (LENGTH, 1.5, 0.5)
+        assert measured["probe_seconds"] == 2.0
     agreement = doc["agreement"]
     assert agreement["measured_ranking"] == list(by_mean) and agreement["predicted_ranking"] == predicted
     assert agreement["spearman"] == pytest.approx(1 - 6 * 2 / (5 * 24))  # dynamic and yarn swap places

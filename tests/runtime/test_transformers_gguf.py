@@ -41,4 +41,4 @@ def test_every_position_equals_transformers_forward_on_the_safetensors_model(tin
     window, run = measured
     scaling = next(item for item in scalings(LENGTH) if item.name == name)
     np.testing.assert_allclose(run.measured(name).losses,  # on the ids the forward ran: the copy probes written
-                               oracle_losses(folder, scaling.rope_parameters, run.ids), rtol=0, atol=ATOL)
+                               oracle_losses(folder, scaling.rope_parameters, run.window.ids), rtol=0, atol=ATOL)

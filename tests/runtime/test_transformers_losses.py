@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from posemb_cli.runtime import measure_model, measure_scalings, open_model, text_window
 
-from tests.loss_oracle import oracle_losses, text_positions
+from tests.loss_oracle import oracle_losses
 from tests.runtime.conftest import LENGTH
 from tests.tiny_language_model import TRAINED, ids_of, scalings
 
@@ -47,8 +47,8 @@ def test_every_position_equals_transformers_forward_with_labels(tiny, measured, 
     scaling = next(item for item in scalings(LENGTH) if item.name == name)
     mine = run.measured(name).losses
     assert mine.shape == (LENGTH - 1,)
-    # the ids the forward ran: the text's, with the copy probes written over them (the same for every scaling)
-    np.testing.assert_allclose(mine, oracle_losses(folder, scaling.rope_parameters, run.ids), rtol=0, atol=ATOL)
+    # the loss of the ids given (the copy probes run in a forward of their own)
+    np.testing.assert_allclose(mine, oracle_losses(folder, scaling.rope_parameters, run.window.ids), rtol=0, atol=ATOL)
 
 
 def test_the_scalings_give_losses_far_apart(measured):
@@ -66,9 +66,9 @@ def test_the_figures_sum_up_the_losses_measured(measured):
     for item in run.scalings:
         doc = item.to_dict()
         assert doc["tokens"] == LENGTH and doc["seconds"] > 0 and doc["load_seconds"] > 0
-        text = text_positions(LENGTH, doc["retrieval"]["probes"])  # the probe tokens' predictions left out
-        assert doc["within"] == pytest.approx(np.mean([item.losses[p] for p in text if p < TRAINED]), rel=1e-12)
-        assert doc["beyond"] == pytest.approx(np.mean([item.losses[p] for p in text if p >= TRAINED]), rel=1e-12)
+        every = range(LENGTH - 1)  # the loss of the ids given: every position
+        assert doc["within"] == pytest.approx(np.mean([item.losses[p] for p in every if p < TRAINED]), rel=1e-12)
+        assert doc["beyond"] == pytest.approx(np.mean([item.losses[p] for p in every if p >= TRAINED]), rel=1e-12)
         assert doc["ratio"] == pytest.approx(doc["beyond"] / doc["within"], rel=1e-12)
         edges = [bucket["from"] for bucket in doc["loss_by_position"]] + [doc["loss_by_position"][-1]["to"]]
         assert TRAINED in edges and edges[-1] == LENGTH and len(edges) - 1 >= 16

@@ -14,7 +14,9 @@ import json
 import re
 from dataclasses import dataclass
 
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
+# A string as the unrolled loop "[^"\\]*(?:\\.[^"\\]*)*": a run of plain characters is one step of the regex engine,
+# where the alternation (?:[^"\\]|\\.)* kept a backtracking frame per character (a 50 MB value: MemoryError).
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
 _IN_ARRAY = None  # a stack entry: the keys of an array's elements have no path
 
 __all__ = ["KeyPlace", "key_places"]

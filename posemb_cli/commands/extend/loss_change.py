@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posemb_cli.measures.loss_prediction import CALIBRATION, Features, LossChange, features, predict
+from posemb_cli.measures.loss_prediction import CALIBRATION, Features, LossChange, calibrated_range, features, predict
 
 if TYPE_CHECKING:
     from posemb_cli.commands.extend.weights import SetWeights
@@ -45,8 +45,10 @@ def set_features(trained: TrainedSet, spec: SetCandidateSpec, weights: SetWeight
                     trained_length=trained.trained_length, target=reach, attention_factor=factor)
 
 
-def predicted_change(parts: list[tuple[TrainedSet, SetCandidateSpec, SetWeights]], target: int) -> LossChange:
-    """The candidate's change over the sets it extends (``parts``), at the target L."""
+def predicted_change(parts: list[tuple[TrainedSet, SetCandidateSpec, SetWeights]], target: int,
+                     model: dict | None = None) -> LossChange:
+    """The candidate's change over the sets it extends (``parts``), at the target L; ``model``: the reading's
+    model_type, layers and hidden_size, against the calibrated range (None: the intervals as fitted)."""
     found = [set_features(trained, spec, weights, target) for trained, spec, weights in parts]
     layers = np.asarray([len(trained.layers) for trained, _, _ in parts], dtype=np.float64)
     share = layers / layers.sum()
@@ -54,4 +56,10 @@ def predicted_change(parts: list[tuple[TrainedSet, SetCandidateSpec, SetWeights]
                     extrapolation=float(share @ [one.extrapolation for one in found]),
                     temperature=float(share @ [one.temperature for one in found]))
     trained_length = min(trained.trained_length for trained, _, _ in parts)
-    return predict(mean, trained_length=trained_length, target=target)
+    standing = None
+    if model is not None:
+        first = parts[0][0]
+        described = {**model, "rotary_dim": first.rope.rotary_dim, "base": first.rope.base,
+                     "trained_length": trained_length}
+        standing = calibrated_range(described, target / trained_length)
+    return predict(mean, trained_length=trained_length, target=target, standing=standing)

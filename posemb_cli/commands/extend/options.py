@@ -38,9 +38,9 @@ OPTIONS = (
     Option("ids", ("--ids",), str | None, None, metavar="FILE", show_default=False, panel=MEASURE_PANEL,
            help="Measure on token ids instead of a text: one row of at least L ids, .npy or JSON ('-' reads stdin)."),
     Option("save_ids", ("--save-ids",), str | None, None, metavar="FILE", show_default=False, panel=MEASURE_PANEL,
-           help="Write the ids of every forward the measurement ran (one row per candidate, the copy probes "
-                "written over the text; each probe names its row) to FILE.npy or FILE.json. Only with --text or "
-                "--ids."),
+           help="Write the ids of every copy-probe forward the measurement ran (one row per candidate, the probes "
+                "written over the text; each probe names its row; the loss runs on the ids given) to FILE.npy or "
+                "FILE.json. Only with --text or --ids."),
     Option("device", ("--device",), str, "auto", metavar="auto|cpu|cuda|cuda:N", panel=MEASURE_PANEL,
            help="Where the measured model runs; auto: CUDA when present (a model larger than one GPU spread over "
                 "all of them by accelerate), else the CPU. Only with --text or --ids."),

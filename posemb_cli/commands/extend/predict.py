@@ -188,7 +188,9 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
         published = recipe is not None and recipe.covers(scaling, first.factor, to)
         level, evidence = fine_tuning(scaling, stretch, _recipe_words(recipe) if published else None)
         flags, note = llama_cpp_flags(specs[scaling], trained, to)
-        change = predicted_change([(one, spec, weights[one.rope.name]) for one, spec in specs[scaling]], to)
+        change = predicted_change([(one, spec, weights[one.rope.name]) for one, spec in specs[scaling]], to,
+                                  model={"model_type": reading.model_type, "layers": len(reading.layers),
+                                         "hidden_size": reading.hidden_size})
         candidates.append(Candidate(scaling, first.factor, first.factor_rule, parameters, overall.extrapolated,
                                     overall.compressed, overall.mean_compression, overall.cost + overall.speed_cost,
                                     level, evidence, flags, note, rank=0, sped_up_share=overall.sped_up,

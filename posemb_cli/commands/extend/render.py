@@ -60,9 +60,14 @@ def _caption(report: ExtendReport) -> str | None:
     change = next((one.predicted for one in report.candidates if one.predicted is not None), None)
     if change is None:
         return None
-    return (f"predicted change of the mean loss, nats against the unscaled model within T; intervals "
+    said = (f"predicted change of the mean loss, nats against the unscaled model within T; intervals "
             f"±{_half(change.window):.2f} window, ±{_half(change.within):.2f} within T, ±{_half(change.beyond):.2f} "
             "beyond; fitted on one model family (SmolLM2) up to 3x its trained length")
+    standing = change.range
+    if standing is None or standing.calibrated:
+        return said
+    return (f"{said}; outside that range ({'; '.join(standing.outside)}), so widened x{standing.widened_by:.3g} "
+            "(docs/json-contract.md: the range rule)")
 
 
 def _ranking(report: ExtendReport):

@@ -38,11 +38,11 @@ def _where(run) -> str:
         what += f" ({window.documents} documents joined by {window.separator.token})"
     placed = runtime.get("placement") or runtime.get("device")
     probes = len(run.probes)
-    copied = (f"; {probes} copy probes written over the window (the same for every candidate), their tokens left "
-              "out of the loss" if probes else "")
+    copied = (f"; {probes} copy probes written over the window (the same for every candidate) in a second forward "
+              "of their own" if probes else "")
     return (f"Measured on the model: {what}, through {runtime.get('name')} {runtime.get('version')} "
-            f"({runtime.get('model')}, {placed}, {runtime.get('dtype')}); one forward of the window per candidate, "
-            f"no cache{copied}; loss in nats.")
+            f"({runtime.get('model')}, {placed}, {runtime.get('dtype')}); the loss from one forward of the ids given "
+            f"per candidate, no cache{copied}; loss in nats.")
 
 
 def _holds(retrieval: Retrieval, region: str | None = None) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 
 from posemb_cli.errors import FileError, brief
 from posemb_cli.sources.bounds.import_reserve import torch_import_reserve
@@ -35,9 +34,7 @@ __all__ = ["JSON_EXPANSION", "json_depth", "parse_bytes", "parse_json", "read_js
 # Python objects from JSON take about this many times the text's bytes (a small int: a 28-byte object
 # and an 8-byte list slot for 2 to 3 characters of text).
 JSON_EXPANSION = 16
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_DEPTH_CHUNK = 1 << 20  # brackets scanned at a time
+_DEPTH_CHUNK = 1 << 18  # bytes scanned at a time: a few MiB of working arrays whatever the text's size
 # Bytes of Python objects per token of JSON text, upper bounds measured with tracemalloc (CPython 3.11):
 # a container (a list of 4 slots or an empty dict, and its slot: 96), an element after a comma (its slot and
 # a number, or a string's object: 64), a key after a colon (the same and its dict entry: 184), and per byte of
@@ -47,15 +44,33 @@ _PER_BYTE_ASCII, _PER_BYTE = 3, 9
 
 
 def json_depth(data: bytes) -> int:
-    """The deepest nesting of ``[`` and ``{`` in ``data``, brackets inside strings left out."""
+    """The deepest nesting of ``[`` and ``{`` in ``data``, brackets inside strings left out.
+
+    One pass over the bytes a chunk at a time, no copy of the text: a quote opens or closes a string unless an odd
+    run of backslashes stands before it; a bracket counts where an even number of such quotes precede it. The state
+    carried from chunk to chunk is the backslash run at its end, the quotes' parity and the depth, so the memory is a
+    few arrays of one chunk whatever the text's size (a 50 MB string value once copied through a regex).
+    """
     import numpy as np
 
-    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    view = memoryview(data)
     depth = deepest = 0
-    for start in range(0, len(brackets), _DEPTH_CHUNK):  # in chunks: a few MiB whatever the text's size
-        codes = np.frombuffer(brackets, dtype=np.uint8, count=min(_DEPTH_CHUNK, len(brackets) - start), offset=start)
-        running = np.cumsum(np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)) + depth
-        deepest, depth = max(deepest, int(running.max())), int(running[-1])
+    run = parity = 0  # backslashes ending the previous chunk; 1 inside a string
+    for start in range(0, len(data), _DEPTH_CHUNK):
+        codes = np.frombuffer(view[start:start + _DEPTH_CHUNK], dtype=np.uint8)
+        index = np.arange(codes.size, dtype=np.int64)
+        slash = codes == ord("\\")
+        last_other = np.maximum.accumulate(np.where(slash, -1, index))  # (n,) the last non-backslash up to i
+        ending = np.where(last_other < 0, index + 1 + run, index - last_other)  # backslashes ending at i
+        before = np.concatenate(([run], ending[:-1]))  # backslashes right before i
+        quote = (codes == ord('"')) & (before % 2 == 0)
+        inside = (parity + np.cumsum(quote) - quote) % 2 == 1  # quotes before i (i's own left out)
+        opens = ((codes == ord("[")) | (codes == ord("{"))) & ~inside
+        closes = ((codes == ord("]")) | (codes == ord("}"))) & ~inside
+        running = np.cumsum(opens.astype(np.int64) - closes) + depth
+        if running.size:
+            deepest, depth = max(deepest, int(running.max())), int(running[-1])
+        run, parity = int(ending[-1]), int((parity + int(quote.sum())) % 2)
     return deepest
 
 

@@ -42,8 +42,8 @@ def test_every_per_position_loss_equals_transformers_forward(tiny, report):
     for one in report.candidates:
         losses = run.measured(one.scaling).losses
         assert losses.shape == (LENGTH - 1,)
-        # on the ids the forward ran: the window with the copy probes written over it
-        np.testing.assert_allclose(losses, oracle_losses(tiny.folder, one.rope_parameters, run.ids),
+        # on the ids given: the loss is the text's own (the copy probes ran in a forward of their own)
+        np.testing.assert_allclose(losses, oracle_losses(tiny.folder, one.rope_parameters, run.window.ids),
                                    rtol=0, atol=ATOL, err_msg=one.scaling)
 
 

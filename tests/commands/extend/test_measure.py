@@ -2,9 +2,9 @@
 
 The tiny Llama (trained 32 positions) saved with ``save_pretrained`` beside its tokenizer, and the same
 model as a GGUF file written with gguf.GGUFWriter, at L = 96. Oracles: transformers' own forward with
-``labels`` on the same ids (the window with the document's copy probes written over it) and each
-candidate's ``rope_parameters`` as the document gives them (``tests/loss_oracle``), summed up in plain
-loops over the text's positions (the probe tokens' predictions left out); Spearman's rho and the pairs
+``labels`` on the ids given (the copy probes run in a forward of their own) and each candidate's
+``rope_parameters`` as the document gives them (``tests/loss_oracle``), summed up in plain loops over
+every position; Spearman's rho and the pairs
 ordered apart by brute force. A tiny Gemma 3 (a sliding and a full set, per-layer-type ``rope_parameters``) through
 ``--ids``. Refusals: each a single line, exit 2, nothing on stdout.
 """
@@ -37,7 +37,7 @@ from tests.extend_measure_setup import (  # noqa: E402
     steady_runtime,
     tiny_files,
 )
-from tests.loss_oracle import oracle_losses, text_positions  # noqa: E402
+from tests.loss_oracle import oracle_losses  # noqa: E402
 from tests.progress_recorder import Recorder
 from tests.refusals import check_refused  # noqa: E402
 from tests.tiny_language_model import TEXT, TRAINED, ids_of  # noqa: E402
@@ -108,12 +108,11 @@ def test_every_figure_equals_transformers_forward_with_labels(documents, oracles
 
 @pytest.mark.parametrize("kind", ["directory", "gguf"])
 def test_the_measured_ranking_orders_the_oracles_mean_losses(documents, oracles, kind):
-    """Lower mean (over the text's positions) first; two means within float32's noise (relative 1e-4) keep the
-    predicted order."""
+    """Lower mean (over every position of the ids given) first; two means within float32's noise (relative 1e-4)
+    keep the predicted order."""
     doc = documents[kind]
     ranking, predicted = doc["agreement"]["measured_ranking"], doc["agreement"]["predicted_ranking"]
-    text = text_positions(LENGTH, doc["candidates"][0]["measured"]["retrieval"]["probes"])
-    mean = {name: float(np.mean([losses[p] for p in text])) for name, losses in oracles.items()}
+    mean = {name: float(np.mean(losses)) for name, losses in oracles.items()}  # every position of the ids given
     for index, first in enumerate(ranking):
         for second in ranking[index + 1:]:
             gap = mean[second] - mean[first]
@@ -158,10 +157,10 @@ def test_gemma3_both_rope_sets_run_as_predicted(tmp_path):
     by = {one["name"]: one for one in doc["sets"]}
     assert not by["sliding_attention"]["needs_extension"] and by["full_attention"]["needs_extension"]
     assert doc["measurement"]["trained_length"] == by["full_attention"]["trained_length"] == 64
-    ran = forward_ids(ids[0], doc)  # the copy probes written over the ids
+    assert forward_ids(ids[0], doc) is not None  # the probes' own forward: the ids with the probes written over them
     for one in doc["candidates"]:
         assert set(one["rope_parameters"]) == {"sliding_attention", "full_attention"}
-        losses = oracle_losses(str(tmp_path / "gemma3"), one["rope_parameters"], ran)
+        losses = oracle_losses(str(tmp_path / "gemma3"), one["rope_parameters"], ids[0])  # the ids given
         plain = plain_figures(losses, one["measured"], 64)
         np.testing.assert_allclose([np.nan if bucket["mean_loss"] is None else bucket["mean_loss"]
                                     for bucket in one["measured"]["loss_by_position"]],
@@ -213,9 +212,10 @@ def test_progress_is_a_bar_per_candidate(tiny):
     report = run_extend(tiny.folder, to=LENGTH, scalings=["none", "yarn"])
     measure_candidates(open_measured(model_file(tiny.folder), what="--text", device="cpu", dtype="float32"), report,
                        text=[tiny.text], ids=None, progress=recorder)
+    per = ["loading", f"{LENGTH} tokens"] * 2  # the ids given, then the copy probes' own forward
     assert [name for name, _total in recorder.named] == [
-        "tokenizing the text", "measuring 1 of 2, none: loading", f"measuring 1 of 2, none: {LENGTH} tokens",
-        "measuring 2 of 2, yarn: loading", f"measuring 2 of 2, yarn: {LENGTH} tokens"]
+        "tokenizing the text", *(f"measuring 1 of 2, none: {stage}" for stage in per),
+        *(f"measuring 2 of 2, yarn: {stage}" for stage in per)]
     assert all(total for name, total in recorder.named if name.endswith("tokens"))
 
 

@@ -35,6 +35,35 @@ def test_json_depth_matches_the_parsed_nesting(value):
     assert json_depth(json.dumps(value).encode()) == depth_of(value)
 
 
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(JSON, st.integers(min_value=1, max_value=7))
+def test_json_depth_carries_its_state_across_chunks(value, chunk):
+    """Chunks of 1 to 7 bytes cut escapes, backslash runs and strings anywhere: the depth is the same."""
+    import posemb_cli.sources.bounds.json_limits as limits
+
+    text = json.dumps(value).encode()
+    saved = limits._DEPTH_CHUNK
+    limits._DEPTH_CHUNK = chunk
+    try:
+        assert json_depth(text) == depth_of(value)
+    finally:
+        limits._DEPTH_CHUNK = saved
+
+
+def test_json_depth_of_one_long_string_copies_nothing_of_its_size():
+    """A 50 MB string value: the scan holds a chunk at a time (it once went through a regex, a copy and a stack)."""
+    import tracemalloc
+
+    text = b'{"model_type": "llama", "padding": "' + b"x" * 50_000_000 + b'\\"}'
+    tracemalloc.start()
+    try:
+        assert json_depth(text) == 1
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * 2**20, peak  # a chunk's arrays, not the text's 50 MB
+
+
 def test_parse_json_refuses_past_the_depth_limit_and_reads_up_to_it():
     assert depth_of(parse_json(b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH, "--ids f")) == MAX_JSON_DEPTH
     with pytest.raises(PosembError, match=r"--ids f: JSON nested 65 levels deep; at most 64"):
