@@ -109,6 +109,7 @@ class HeadsFlags(TypedDict, total=False):
 
 class ExtendFlags(TypedDict, total=False):
     fine_tune: bool
+    runtime: str
     scalings: str | list[str] | None
     factor: float | None
     text: str | list[str] | None

@@ -9,13 +9,23 @@ optional extra ``plot``.
 
 from __future__ import annotations
 
+# The renderers and figures register themselves with their reports (``run.documents.shows``/``draws``): loaded
+# here, every report the API returns shows itself and draws its figure. They import no torch.
 from posemb_cli.commands.compare.report import CompareReport
+from posemb_cli.commands.doctor import render as _doctor_view  # noqa: F401
 from posemb_cli.commands.doctor.report import DoctorReport
+from posemb_cli.commands.extend import plot as _extend_figure  # noqa: F401
+from posemb_cli.commands.extend import render as _extend_view  # noqa: F401
 from posemb_cli.commands.extend.report import ExtendReport
+from posemb_cli.commands.heads import plot as _heads_figure  # noqa: F401
+from posemb_cli.commands.heads import render as _heads_view  # noqa: F401
 from posemb_cli.commands.heads.report import HeadsReport
 from posemb_cli.commands.inspect.report import InspectReport
+from posemb_cli.commands.order import render as _order_view  # noqa: F401
 from posemb_cli.commands.order.report import OrderReport
+from posemb_cli.commands.padding import render as _padding_view  # noqa: F401
 from posemb_cli.commands.padding.report import PaddingReport
+from posemb_cli.commands.precision import render as _precision_view  # noqa: F401
 from posemb_cli.commands.precision.report import PrecisionReport
 
 __all__ = ["CompareReport", "DoctorReport", "ExtendReport", "HeadsReport", "InspectReport", "OrderReport",

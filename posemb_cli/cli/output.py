@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
@@ -43,19 +44,20 @@ def write_json(text: str) -> None:
     sys.stdout.flush()
 
 
-def emit(report: Any, as_json: bool) -> None:
+def emit(report: Any, as_json: bool, view: Callable[[Any], Any] | None = None) -> None:
     """Print a command's result: its JSON document (one line) under ``--json``, else the report itself for people.
 
     Args:
-        report: the command's report: ``to_dict()`` is its document, ``__rich__`` its tables (imported only when
-            drawn, so a JSON run never loads them).
+        report: the command's report: ``to_dict()`` is its document, ``__rich__`` its tables.
+        view: what people see of it (its command's renderer, imported by the call only when drawn, so a JSON run
+            never loads it); None: the report's own ``__rich__``.
     """
     if as_json:
         from posemb_cli.run.report import to_json
 
         write_json(to_json(report.to_dict()))
         return
-    stdout_console().print(report)
+    stdout_console().print(report if view is None else view(report))
 
 
 class _StageBar:

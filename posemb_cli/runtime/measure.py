@@ -29,7 +29,7 @@ from posemb_cli.errors import PosembError
 from posemb_cli.measures.copy_probes import Probe, Retrieval, place_probes, probe_pool, retrieval, write_probes
 from posemb_cli.measures.loss_by_position import LossProfile, loss_profile
 from posemb_cli.measures.rank_agreement import LOSS_NOISE, RankAgreement, measured_ranking, rank_agreement
-from posemb_cli.runtime.protocol import LanguageModel, MemoryNeed
+from posemb_cli.runtime.protocol import CannotRun, LanguageModel, MemoryNeed
 from posemb_cli.runtime.scaling import Scaling, unique_names
 from posemb_cli.runtime.tokens import TokenWindow, check_save_ids, ids_window, text_window, write_ids
 
@@ -57,11 +57,15 @@ class MeasuredScaling:
     retrieval: Retrieval = field(repr=False)
     hits: np.ndarray = field(repr=False, compare=False)
     probe_seconds: float = 0.0  # the probes' own forward (loading included); 0 where no probe fits
+    settings: dict | None = None  # what the runtime ran it with, beyond its rope_parameters (llama.cpp's flags)
 
     def to_dict(self) -> dict:
-        return {"tokens": self.tokens, **self.profile.to_dict(), "seconds": self.seconds,
-                "load_seconds": self.load_seconds, "probe_seconds": self.probe_seconds,
-                "retrieval": self.retrieval.to_dict()}
+        out = {"tokens": self.tokens, **self.profile.to_dict(), "seconds": self.seconds,
+               "load_seconds": self.load_seconds, "probe_seconds": self.probe_seconds,
+               "retrieval": self.retrieval.to_dict()}
+        if self.settings is not None:
+            out["runtime_settings"] = self.settings
+        return out
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,7 @@ class MeasuredRun:
     ids: np.ndarray = field(repr=False, compare=False)
     probes: tuple[Probe, ...] = field(repr=False)
     saved_ids: str | None = None
+    left_out: tuple[dict, ...] = ()  # {"scaling", "why"}: the scalings this runtime cannot run
 
     @property
     def length(self) -> int:
@@ -100,7 +105,8 @@ class MeasuredRun:
                 "length": self.length, "trained_length": self.trained_length, "rule": RULE,
                 "measured": {scaling.name: scaling.to_dict() for scaling in self.scalings},
                 "measured_ranking": list(self.ranking),
-                "agreement": None if self.agreement is None else self.agreement.to_dict(), "saved_ids": self.saved_ids}
+                "agreement": None if self.agreement is None else self.agreement.to_dict(), "saved_ids": self.saved_ids,
+                "left_out": list(self.left_out)}
 
 
 def measure_scalings(model: LanguageModel, window: TokenWindow, scalings: Sequence[Scaling], *,
@@ -139,30 +145,49 @@ def measure_scalings(model: LanguageModel, window: TokenWindow, scalings: Sequen
     pool, left_out = probe_pool(window.ids, model.special_ids)
     probes = place_probes(length, trained_length, pool)
     ids = write_probes(window.ids, probes)
-    measured = []
-    for row, scaling in enumerate(scalings):
-        text = model.token_losses(window.ids, scaling, progress)  # the loss of the ids given
+    measured: list[MeasuredScaling] = []
+    cannot: list[dict] = []
+    for scaling in scalings:
+        try:
+            text = model.token_losses(window.ids, scaling, progress)  # the loss of the ids given
+        except CannotRun as why:  # this runtime has no settings for it: left out, said why
+            cannot.append({"scaling": scaling.name, "why": str(why)})
+            continue
         probed = model.token_losses(ids, scaling, progress) if probes else text
         found = retrieval(probes, probed.losses, probed.hits, trained_length=trained_length, pool=int(pool.size),
-                          left_out=left_out, row=row)
+                          left_out=left_out, row=len(measured))
         measured.append(MeasuredScaling(scaling.name, length, loss_profile(text.losses, trained_length),
                                         text.seconds, text.load_seconds, text.losses, found, probed.hits,
-                                        probed.seconds + probed.load_seconds if probes else 0.0))
+                                        probed.seconds + probed.load_seconds if probes else 0.0, text.settings))
+    if not measured:
+        raise PosembError(f"{model.describe().get('name')} runs none of the scalings: "
+                          + "; ".join(one["why"] for one in cannot))
     if save_ids is not None:
         write_ids(save_ids, np.stack([ids] * len(measured)))
-    prefer = list(predicted_ranking) if predicted_ranking is not None else names
+    ran = [item.name for item in measured]
+    prefer = [name for name in (predicted_ranking if predicted_ranking is not None else names) if name in ran]
     ranking = measured_ranking({item.name: item.profile.mean_loss for item in measured},
                                tolerance=LOSS_NOISE.get(model.dtype, LOSS_NOISE["float32"]), prefer=prefer)
-    agreement = None if predicted_ranking is None else rank_agreement(ranking, predicted_ranking)
+    agreement = None if predicted_ranking is None else rank_agreement(ranking, prefer)
     return MeasuredRun(model.describe(), window, need, trained_length, tuple(measured), ranking, agreement, ids,
-                       probes, save_ids)
+                       probes, save_ids, tuple(cannot))
 
 
-def open_model(path: str, *, device: str = "auto", dtype: str = "float32", what: str = "MODEL") -> LanguageModel:
-    """The model at ``path`` (a directory with safetensors, its config.json, or a .gguf file) behind transformers.
+RUNTIMES = ("transformers", "llama.cpp")
 
-    Only its config is read; a missing ``measure`` extra is refused here (exit 2, naming it and ``what``).
+
+def open_model(path: str, *, device: str = "auto", dtype: str = "float32", what: str = "MODEL",
+               runtime: str = "transformers") -> LanguageModel:
+    """The model at ``path`` behind ``runtime``: transformers (a directory with safetensors, its config.json, or a
+    .gguf file) or llama.cpp (a .gguf file, as stored).
+
+    Only its config (llama.cpp: its vocabulary) is read; a missing extra is refused here (exit 2, naming it and
+    ``what``).
     """
+    if runtime == "llama.cpp":
+        from posemb_cli.runtime.llama_cpp_backend.model import open_llama_cpp_model
+
+        return open_llama_cpp_model(path, what=what)
     from posemb_cli.runtime.transformers_backend.model import open_transformers_model
 
     return open_transformers_model(path, device=device, dtype=dtype, what=what)

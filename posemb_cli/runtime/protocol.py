@@ -3,8 +3,8 @@
 A measurement asks a runtime for five things: what it is (for the report), the model's vocabulary
 and its tokenizer's way with a text (and its special ids), whether a window of L tokens fits before
 anything is loaded, and the next-token loss and top-1 hit at every position of one window under one
-scaling. transformers is the one backend (``runtime/transformers_backend``); vLLM or llama.cpp could
-stand in behind the same five without the report changing.
+scaling. transformers (``runtime/transformers_backend``) and llama.cpp (``runtime/llama_cpp_backend``, GGUF files)
+stand behind the same five; a scaling a runtime has no settings for raises ``CannotRun`` and is left out.
 """
 
 from __future__ import annotations
@@ -12,13 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from posemb_cli.errors import PosembError
+
 if TYPE_CHECKING:
     import numpy as np
 
     from posemb_cli.core.progress import Progress
     from posemb_cli.runtime.scaling import Scaling
 
-__all__ = ["LanguageModel", "MemoryNeed", "Separator", "WindowLosses"]
+__all__ = ["CannotRun", "LanguageModel", "MemoryNeed", "Separator", "WindowLosses"]
+
+
+class CannotRun(PosembError):
+    """A scaling a runtime has no settings for (llama.cpp has no flags for dynamic NTK): left out, with why."""
 
 
 @dataclass(frozen=True)
@@ -41,12 +47,15 @@ class WindowLosses:
         load_seconds: loading the model with the scaling and checking it.
         seconds: the window's forward, its losses and hits.
         hits: (L - 1,) bool; entry p: the most likely token after tokens 0..p (the logits' argmax) is token p + 1.
+        settings: the runtime's own parameters for the scaling (llama.cpp's), for the report; None: its
+            rope_parameters say it all.
     """
 
     losses: np.ndarray
     load_seconds: float
     seconds: float
     hits: np.ndarray
+    settings: dict | None = None  # what the runtime ran the scaling with, where it is more than rope_parameters
 
 
 @dataclass(frozen=True)

@@ -49,11 +49,15 @@ class Scaling:
         rope_parameters: ``config.rope_parameters`` as transformers 5 takes it: one block, or one block
             per layer type.
         expected: the frequencies each RoPE set must hold once the model is loaded with it.
+        llama_cpp: the llama.cpp flags that run this scaling (``recommendation.engines.llama_cpp.args``), what the
+            llama.cpp runtime is given; None where llama.cpp has none, ``llama_cpp_note`` saying why.
     """
 
     name: str
     rope_parameters: Mapping[str, Any]
     expected: tuple[RotaryExpectation, ...] = field(default=())
+    llama_cpp: tuple[str, ...] | None = None
+    llama_cpp_note: str = ""
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -62,6 +66,8 @@ class Scaling:
             raise ValueError(f"scaling {self.name}: give the inverse frequencies it must produce (expected)")
         object.__setattr__(self, "rope_parameters", copy.deepcopy(dict(self.rope_parameters)))
         object.__setattr__(self, "expected", tuple(self.expected))
+        if self.llama_cpp is not None:
+            object.__setattr__(self, "llama_cpp", tuple(str(word) for word in self.llama_cpp))
 
 
 def unique_names(scalings: Sequence[Scaling]) -> None:

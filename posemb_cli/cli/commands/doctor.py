@@ -49,6 +49,13 @@ def doctor(context: typer.Context, **flags: Any) -> None:
 
         write_json(json.dumps(sarif_log(report, version=__version__), indent=2, allow_nan=False))
     else:
-        emit(report, chosen["json"] or chosen_format == "json")
+        emit(report, chosen["json"] or chosen_format == "json", view=_view)
     if report.has_error:
         raise typer.Exit(EXIT_DOCTOR_ERROR)
+
+
+def _view(report):
+    """What people see of the report: its renderer, loaded when it is drawn."""
+    from posemb_cli.commands.doctor.render import render_doctor
+
+    return render_doctor(report)

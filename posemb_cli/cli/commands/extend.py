@@ -37,4 +37,11 @@ def extend(context: typer.Context, **flags: Any) -> None:
         from posemb_cli.commands.extend.plot import write_extend_plot
 
         write_extend_plot(plot, report)
-    emit(report, chosen["json"])
+    emit(report, chosen["json"], view=_view)
+
+
+def _view(report):
+    """What people see of the report: its renderer, loaded when it is drawn."""
+    from posemb_cli.commands.extend.render import shown
+
+    return shown(report)

@@ -31,4 +31,11 @@ def heads(context: typer.Context, **flags: Any) -> None:
         from posemb_cli.commands.heads.plot import write_heads_plot
 
         write_heads_plot(plot, report)
-    emit(report, chosen["json"])
+    emit(report, chosen["json"], view=_view)
+
+
+def _view(report):
+    """What people see of the report: its renderer, loaded when it is drawn."""
+    from posemb_cli.commands.heads.render import shown
+
+    return shown(report)

@@ -23,4 +23,11 @@ def order(context: typer.Context, **flags: Any) -> None:
     chosen = opt.command_flags(context, flags)
     with run_progress("permuted tokens") as progress:
         report = order_command(chosen, progress=progress)
-    emit(report, chosen["json"])
+    emit(report, chosen["json"], view=_view)
+
+
+def _view(report):
+    """What people see of the report: its renderer, loaded when it is drawn."""
+    from posemb_cli.commands.order.render import render_order
+
+    return render_order(report)

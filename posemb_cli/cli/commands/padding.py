@@ -25,4 +25,11 @@ def padding(context: typer.Context, **flags: Any) -> None:
     chosen = opt.command_flags(context, flags)
     with run_progress("left padding") as progress:
         report = padding_command(chosen, progress=progress)
-    emit(report, chosen["json"])
+    emit(report, chosen["json"], view=_view)
+
+
+def _view(report):
+    """What people see of the report: its renderer, loaded when it is drawn."""
+    from posemb_cli.commands.padding.render import render_padding
+
+    return render_padding(report)

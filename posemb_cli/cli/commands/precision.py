@@ -25,4 +25,11 @@ def precision(context: typer.Context, **flags: Any) -> None:
     chosen = opt.command_flags(context, flags)
     with run_progress("precision") as progress:
         report = precision_command(chosen, progress=progress)
-    emit(report, chosen["json"])
+    emit(report, chosen["json"], view=_view)
+
+
+def _view(report):
+    """What people see of the report: its renderer, loaded when it is drawn."""
+    from posemb_cli.commands.precision.render import render_precision
+
+    return render_precision(report)

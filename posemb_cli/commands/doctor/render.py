@@ -22,6 +22,7 @@ from posemb_cli.commands.doctor.catalogue import describe
 from posemb_cli.commands.doctor.report import SEVERITIES, DoctorReport, Finding, Location
 from posemb_cli.render.fit import Fitted
 from posemb_cli.render.source import resolved_text
+from posemb_cli.run.documents import shows
 
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _GITHUB_LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
@@ -31,6 +32,7 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 __all__ = ["SARIF_SCHEMA", "github_annotations", "render_doctor", "sarif_log"]
 
 
+@shows(DoctorReport)
 def render_doctor(report: DoctorReport) -> Group:
     read = report.source.get("checkpoint") or report.source.get("config")
     resolved = report.source.get("resolved")

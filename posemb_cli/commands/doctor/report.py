@@ -69,11 +69,6 @@ class DoctorReport(Shown):
         return {"schema": DOCTOR_SCHEMA, "source": self.source,
                 "findings": [finding.to_dict() for finding in self.findings]}
 
-    def __rich__(self):
-        from posemb_cli.commands.doctor.render import render_doctor
-
-        return render_doctor(self)
-
     def with_resolved(self, resolved: dict) -> DoctorReport:
         """The report whose source says how MODEL was resolved."""
         return dataclasses.replace(self, source={**self.source, "resolved": resolved})

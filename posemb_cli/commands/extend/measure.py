@@ -29,12 +29,31 @@ if TYPE_CHECKING:
     from posemb_cli.runtime import LanguageModel, Scaling
     from posemb_cli.sources.naming.model_file import ModelFile
 
-__all__ = ["MEASURE_ONLY", "measure_candidates", "open_measured", "scalings_of", "trained_length_of"]
+__all__ = ["MEASURE_ONLY", "RUNTIMES", "chosen_runtime", "measure_candidates", "open_measured", "scalings_of",
+           "trained_length_of"]
 
-MEASURE_ONLY = ("device", "dtype", "save_ids")  # the flags only the measurement reads
+MEASURE_ONLY = ("device", "dtype", "save_ids", "runtime")  # the flags only the measurement reads
 
 
-def open_measured(named: ModelFile, *, what: str, device: str, dtype: str) -> LanguageModel:
+RUNTIMES = ("auto", "transformers", "llama.cpp")
+
+
+def chosen_runtime(named: ModelFile, runtime: str) -> str:
+    """The runtime that measures: ``auto`` is llama.cpp for a GGUF file where its extra is installed (the engine
+    GGUF users run, on the file as stored), else transformers. llama.cpp on anything but a GGUF file is refused."""
+    if runtime == "llama.cpp" and named.kind != "gguf":
+        raise PosembError(f"--runtime llama.cpp: llama.cpp runs a .gguf file; MODEL {named.name} is {named.found}")
+    if runtime != "auto":
+        return runtime
+    if named.kind != "gguf":
+        return "transformers"
+    import importlib.util
+
+    return "llama.cpp" if importlib.util.find_spec("llama_cpp") is not None else "transformers"
+
+
+def open_measured(named: ModelFile, *, what: str, device: str, dtype: str, runtime: str = "transformers"
+                  ) -> LanguageModel:
     """The model behind the runtime (its config read, nothing loaded).
 
     Args:
@@ -52,6 +71,8 @@ def open_measured(named: ModelFile, *, what: str, device: str, dtype: str) -> La
         raise PosembError(f"{what}: MODEL {named.name} is {named.found}; measuring runs the model: give its "
                           "directory with safetensors weights, or a .gguf file")
     path = named.path if named.kind == "gguf" else str(named.config)
+    if runtime == "llama.cpp":
+        return open_model(path, what="--runtime llama.cpp", runtime=runtime)
     return open_model(path, device=device, dtype=dtype, what=what)
 
 
@@ -85,7 +106,9 @@ def scalings_of(report: ExtendReport) -> list[Scaling]:
     """One ``runtime.Scaling`` per candidate, in the report's candidate order."""
     from posemb_cli.runtime import Scaling
 
-    return [Scaling(one.scaling, one.rope_parameters, _expected(report, one)) for one in report.candidates]
+    return [Scaling(one.scaling, one.rope_parameters, _expected(report, one),
+                    None if one.llama_cpp is None else tuple(one.llama_cpp), one.llama_cpp_note)
+            for one in report.candidates]
 
 
 class _Numbered:

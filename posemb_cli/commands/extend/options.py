@@ -41,6 +41,11 @@ OPTIONS = (
            help="Write the ids of every copy-probe forward the measurement ran (one row per candidate, the probes "
                 "written over the text; each probe names its row; the loss runs on the ids given) to FILE.npy or "
                 "FILE.json. Only with --text or --ids."),
+    Option("runtime", ("--runtime",), str, "auto", choices=("auto", "transformers", "llama.cpp"), panel=MEASURE_PANEL,
+           help="What runs the model: llama.cpp (a .gguf file as stored, with the llama.cpp flags printed for each "
+                "candidate; needs pip install 'posemb[llamacpp]'; a candidate it has no flags for is left out) or "
+                "transformers. auto: llama.cpp for a .gguf file where its extra is installed, else transformers. "
+                "Only with --text or --ids."),
     Option("device", ("--device",), str, "auto", metavar="auto|cpu|cuda|cuda:N", panel=MEASURE_PANEL,
            help="Where the measured model runs; auto: CUDA when present (a model larger than one GPU spread over "
                 "all of them by accelerate), else the CPU. Only with --text or --ids."),

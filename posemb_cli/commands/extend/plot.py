@@ -8,7 +8,8 @@ beyond it (dashed, crosses), the threshold of ``holds_to`` dotted."""
 from __future__ import annotations
 
 from posemb_cli.commands.extend.report import ExtendReport, ExtendSet
-from posemb_cli.render.plot import save_figure
+from posemb_cli.render.plot import check_matplotlib, save_figure
+from posemb_cli.run.documents import draws
 
 __all__ = ["extend_figure", "write_extend_plot"]
 
@@ -111,3 +112,10 @@ def extend_figure(report: ExtendReport):
 def write_extend_plot(path: str, report: ExtendReport) -> None:
     """Draw the report's figure into ``path`` (.png or .svg)."""
     save_figure(extend_figure(report), path)
+
+
+@draws(ExtendReport)
+def figure(report: ExtendReport):
+    """The figure ``--plot`` writes for ``report`` (matplotlib, the ``plot`` extra, checked first)."""
+    check_matplotlib()
+    return extend_figure(report)

@@ -14,6 +14,7 @@ from posemb_cli.commands.extend.strips import PairStrips
 from posemb_cli.core.wording import layer_ranges
 from posemb_cli.render.fit import Fitted, figure_table
 from posemb_cli.render.format import count, general, indented, number
+from posemb_cli.run.documents import shows
 
 __all__ = ["render_extend"]
 
@@ -134,7 +135,7 @@ def _recommendation(report: ExtendReport) -> Group:
         flags = best["llama_cpp"]
         lines.append(Text("llama.cpp: " + (" ".join(flags) if flags else best["llama_cpp_note"])))
         return Group(*lines)
-    from posemb_cli.commands.extend.engines import describe
+    from posemb_cli.commands.extend.engine_lines import describe
 
     shown = {name: engines[name] for name in _ENGINES[report.source.get("kind") == "gguf"] if name in engines}
     lines.append(Text("In the engines that run this model (every engine: --json, recommendation.engines):"))
@@ -167,3 +168,9 @@ def render_extend(report: ExtendReport, *, pictures: bool = True) -> Group:
             parts.append(sentence)
     parts += [Text(""), _recommendation(report)]
     return Group(*parts)
+
+
+@shows(ExtendReport)
+def shown(report: ExtendReport) -> Group:
+    """What the command prints for ``report``, with or without its pictures as it was asked."""
+    return render_extend(report, pictures=report.pictures)

@@ -190,8 +190,10 @@ class LossCurves:
 
 def measured_part(report: ExtendReport, *, pictures: bool = True) -> Group:
     """The measurement beside the prediction: where and how, the measured table, the rankings, the curves."""
-    parts: list = [Text(_where(report.measurement), style="dim"), Fitted(lambda: _table(report)),
-                   _rankings(report)]
+    run = report.measurement
+    assert run is not None
+    parts: list = [Text(_where(run), style="dim"), Fitted(lambda: _table(report)), _rankings(report)]
+    parts += [Text(f"Not measured: {one['why']}", style="yellow") for one in run.left_out]
     copies = _copies(report)
     if copies is not None:
         parts.append(copies)

@@ -211,7 +211,8 @@ class ExtendReport(Shown):
         measured = None if self.measurement is None else self.measurement.to_dict()
         candidates = [one.to_dict() for one in self.candidates]
         if measured is not None:
-            candidates = [{**shown, "measured": measured["measured"][one.scaling]}
+            # a candidate the runtime could not run (measurement.left_out) has measured null
+            candidates = [{**shown, "measured": measured["measured"].get(one.scaling)}
                           for shown, one in zip(candidates, self.candidates, strict=True)]
         out = {"schema": EXTEND_SCHEMA, "source": self.source, "model": self.model, "to": self.to,
                "factor": self.factor, "scalings": self.scalings, "left_out": self.left_out,
@@ -227,16 +228,3 @@ class ExtendReport(Shown):
             out["measurement"] = {key: value for key, value in measured.items() if key not in ("measured", "agreement")}
         return out
 
-    def __rich__(self):
-        from posemb_cli.commands.extend.render import render_extend
-
-        return render_extend(self, pictures=self.pictures)
-
-    def plot(self):
-        """The figure ``--plot`` writes: per extended set, each candidate's compression per pair and class shares;
-        measured, the loss curves."""
-        from posemb_cli.commands.extend.plot import extend_figure
-        from posemb_cli.render.plot import check_matplotlib
-
-        check_matplotlib()
-        return extend_figure(self)

@@ -96,10 +96,14 @@ def _extend(flags: Flags, *, progress: Progress | None = None) -> ExtendReport:
         if not text and ids is None:
             return run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress,
                               named=named, fine_tune=fine_tune)
-        from posemb_cli.commands.extend.measure import measure_candidates, open_measured
+        from posemb_cli.commands.extend.measure import chosen_runtime, measure_candidates, open_measured
 
+        runtime = chosen_runtime(named, flags["runtime"])
+        if runtime == "llama.cpp" and (flags.given("device") or flags.given("dtype")):
+            raise PosembError("--device and --dtype are read by the transformers runtime; llama.cpp runs the GGUF "
+                              "file as stored, on the CPU: leave them out or give --runtime transformers")
         model = open_measured(named, what="--text" if text else "--ids", device=flags["device"],
-                              dtype=flags["dtype"])
+                              dtype=flags["dtype"], runtime=runtime)
         report = run_extend(flags["model"], to=to, scalings=scalings, factor=factor, top=top, progress=progress,
                             named=named, fine_tune=fine_tune)
         return measure_candidates(model, report, text=text, ids=ids, progress=progress,

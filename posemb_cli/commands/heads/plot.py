@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 
 from posemb_cli.commands.heads.report import HeadsReport
-from posemb_cli.render.plot import save_figure
+from posemb_cli.render.plot import check_matplotlib, save_figure
+from posemb_cli.run.documents import draws
 
 _LABEL_COLOURS = {"positional": "tab:red", "semantic": "tab:blue", "mixed": "tab:grey"}
 
@@ -102,3 +103,10 @@ def heads_figure(report: HeadsReport):
 def write_heads_plot(path: str, report: HeadsReport) -> None:
     """Draw the report's figure into ``path`` (.png or .svg)."""
     save_figure(heads_figure(report), path)
+
+
+@draws(HeadsReport)
+def figure(report: HeadsReport):
+    """The figure ``--plot`` writes for ``report`` (matplotlib, the ``plot`` extra, checked first)."""
+    check_matplotlib()
+    return heads_figure(report)

@@ -13,6 +13,7 @@ from posemb_cli.render.fit import Fitted, figure_table
 from posemb_cli.render.format import count, general, number
 from posemb_cli.render.pictures import sparkline
 from posemb_cli.render.source import resolved_text
+from posemb_cli.run.documents import shows
 
 RAMP = " .:-=+*#%@"  # share 0 .. the largest mean share
 _LOW, _HIGH = (240, 240, 240), (160, 20, 40)
@@ -148,3 +149,9 @@ def render_heads(report: HeadsReport, *, pictures: bool = True) -> Group:
     if pictures:
         parts.append(_kernels(report, [*report.most_high, *report.most_beyond]))
     return Group(*parts)
+
+
+@shows(HeadsReport)
+def shown(report: HeadsReport) -> Group:
+    """What the command prints for ``report``, with or without its pictures as it was asked."""
+    return render_heads(report, pictures=report.pictures)

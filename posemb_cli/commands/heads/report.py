@@ -158,15 +158,3 @@ class HeadsReport(Shown):
         """The report whose source says how MODEL was resolved."""
         return dataclasses.replace(self, source={**self.source, "resolved": resolved})
 
-    def __rich__(self):
-        from posemb_cli.commands.heads.render import render_heads
-
-        return render_heads(self, pictures=self.pictures)
-
-    def plot(self):
-        """The figure ``--plot`` writes: the pair-share heatmap, the shares per set, the labels, the kernels."""
-        from posemb_cli.commands.heads.plot import heads_figure
-        from posemb_cli.render.plot import check_matplotlib
-
-        check_matplotlib()
-        return heads_figure(self)

@@ -12,6 +12,7 @@ from rich.text import Text
 from posemb_cli.commands.order.report import OrderReport
 from posemb_cli.render.fit import whole
 from posemb_cli.render.format import ROUNDING_NOTE, general, header, within_rounding
+from posemb_cli.run.documents import shows
 
 _BAR_WIDTH = 8
 _DECADES = 8  # the bar spans relative gaps from 1e-8 to 1 on a log scale
@@ -56,6 +57,7 @@ def order_table(report: OrderReport) -> Table:
     return table
 
 
+@shows(OrderReport)
 def render_order(report: OrderReport) -> RenderableType:
     note = Text(f"One seeded head, no mask, pre-normalised inputs. Equivariant: relative gap at most "
                 f"{general(report.results[0]['rounding_level'])} (1000 machine epsilons). "

@@ -13,8 +13,3 @@ class OrderReport(ResultsReport):
     """``posemb order``: attention on a batch and on its permutation, per scheme."""
 
     schema = ORDER_SCHEMA
-
-    def __rich__(self):
-        from posemb_cli.commands.order.render import render_order
-
-        return render_order(self)

@@ -12,6 +12,7 @@ from posemb_cli.commands.padding.report import PaddingReport
 from posemb_cli.render.fit import Fitted
 from posemb_cli.render.format import general
 from posemb_cli.render.source import resolved_text
+from posemb_cli.run.documents import shows
 
 __all__ = ["render_padding", "why"]
 
@@ -69,6 +70,7 @@ def _table(report: PaddingReport, *, footnotes: bool) -> Table:
     return table
 
 
+@shows(PaddingReport)
 def render_padding(report: PaddingReport) -> RenderableType:
     """The table with its why beside each row where that fits, else as lettered sentences under it."""
     table = Fitted(lambda: _table(report, footnotes=False), lambda: _table(report, footnotes=True))

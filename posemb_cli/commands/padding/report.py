@@ -28,11 +28,6 @@ class PaddingReport(ResultsReport):
             out["model"] = self.model
         return out
 
-    def __rich__(self):
-        from posemb_cli.commands.padding.render import render_padding
-
-        return render_padding(self)
-
     def with_resolved(self, resolved: dict) -> PaddingReport:
         """The report whose source says how MODEL was resolved."""
         return dataclasses.replace(self, source={**self.source, "resolved": resolved})  # type: ignore[dict-item]

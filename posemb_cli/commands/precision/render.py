@@ -13,6 +13,7 @@ from posemb_cli.commands.precision.report import PrecisionReport
 from posemb_cli.render.fit import Fitted, whole
 from posemb_cli.render.format import general
 from posemb_cli.render.source import resolved_text
+from posemb_cli.run.documents import shows
 
 _SHORT = {"float32": "fp32", "float64": "fp64", "float16": "fp16", "bfloat16": "bf16"}
 
@@ -58,6 +59,7 @@ def _set_parts(report: PrecisionReport, results: list, ctx: int, name: str | Non
                                                                   lambda: _by_position(results, compact=True))]
 
 
+@shows(PrecisionReport)
 def render_precision(report: PrecisionReport) -> Group:
     """One summary and one table by position per RoPE set of a real model (a lone scheme: one of each)."""
     sets = report.config.get("rope_sets")

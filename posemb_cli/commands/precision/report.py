@@ -16,11 +16,6 @@ class PrecisionReport(ResultsReport):
 
     schema = PRECISION_SCHEMA
 
-    def __rich__(self):
-        from posemb_cli.commands.precision.render import render_precision
-
-        return render_precision(self)
-
     def with_resolved(self, resolved: dict) -> PrecisionReport:
         """The report whose config's source says how MODEL was resolved."""
         source = {**self.config.get("source", {}), "resolved": resolved}

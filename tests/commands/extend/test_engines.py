@@ -17,7 +17,10 @@ import math
 import numpy as np
 import pytest
 from posemb_cli.commands.extend.config_edit import edit_config
-from posemb_cli.commands.extend.engines import describe, engines_for, llama_cpp_theta, merged, vllm_dynamic_inv_freq
+from posemb_cli.commands.extend.engine_lines import describe
+from posemb_cli.commands.extend.engine_servers import vllm_dynamic_inv_freq
+from posemb_cli.commands.extend.engines import engines_for, merged
+from posemb_cli.commands.extend.llama_cpp_theta import llama_cpp_theta
 from posemb_cli.run.models.scaling_candidates import candidate_spec
 from posemb_cli.run.models.trained_rope import trained_sets
 from posemb_cli.sources.naming.model_file import model_file, open_model
