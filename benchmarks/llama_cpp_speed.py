@@ -8,7 +8,8 @@ runtime's ``token_losses`` in turn: llama.cpp (the GGUF file as stored, quantize
 excluded, recorded apart), and the mean losses within and beyond T of both (they must agree within the
 quantization llama.cpp keeps and transformers does not).
 
-    PYTHONPATH=. .venv/bin/python benchmarks/llama_cpp_speed.py --length 16384 --json benchmarks/recorded_llama_cpp_speed.json
+    cd benchmarks && PYTHONPATH=..:. ../.venv/bin/python llama_cpp_speed.py --length 16384 \
+        --json recorded_llama_cpp_speed.json
 """
 
 from __future__ import annotations
