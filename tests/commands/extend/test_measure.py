@@ -64,7 +64,7 @@ def _json(*args: str) -> dict:
 def documents(tiny):
     """The --json document of the directory and of the GGUF file, each measured on the text at L."""
     return {"directory": _json(tiny.folder, "--to", TO, "--text", tiny.text, "--device", "cpu"),
-            "gguf": _json(tiny.gguf, "--to", TO, "--text", tiny.text)}
+            "gguf": _json(tiny.gguf, "--to", TO, "--text", tiny.text, "--runtime", "transformers")}
 
 
 @pytest.fixture(scope="module")
