@@ -63,7 +63,8 @@ class Shown(JupyterMixin):
         """The figure ``--plot`` writes, as a matplotlib ``Figure``."""
         figure = _FIGURES.get(type(self))
         if figure is None:
-            raise TypeError(f"{type(self).__name__} has no figure registered (import posemb_cli.reports)")
+            raise TypeError(f"{type(self).__name__} draws no figure here: inspect, compare, heads and extend reports "
+                            "do, once their figure is loaded (posemb_cli.reports loads them)")
         return figure(self)
 
     def to_json(self) -> str:
