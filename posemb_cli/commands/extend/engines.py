@@ -123,11 +123,12 @@ def engines_for(candidate: Candidate, specs: list[tuple[TrainedSet, SetCandidate
             spec there. target: L. config: the published config.json as loaded, or None (a GGUF was read).
         model_type: the model's ``model_type`` (vLLM's and SGLang's DeepSeek rule).
         gguf: ``{"architecture", "context_length", "path"}`` of the GGUF llama.cpp and Ollama run: the file read,
-            or the one ``convert_hf_to_gguf.py`` writes from the edited config (its max_position_embeddings).
+            or the one ``convert_hf_to_gguf.py`` writes from the published config (its max_position_embeddings;
+            one converted from the config --write-config writes has L where no frequency reads it).
     """
     if gguf is None:
-        edited = edit_config(config, candidate.rope_parameters, target).config if config else {}
-        text = edited.get("text_config", edited) if config and text_prefix(config) else edited
+        published = config or {}
+        text = published["text_config"] if config and text_prefix(config) else published
         gguf = {"architecture": _GGUF_ARCH.get(str(model_type)), "path": None,
                 "context_length": text.get("max_position_embeddings") or (specs[0][0].context if specs else None)}
     return {"transformers": _transformers(config, candidate, target),

@@ -126,3 +126,16 @@ def test_llama_cpp_names_its_parallel_slots():
     entry = engines_for(candidate, specs, report.to, published("llama-2-7b.json"), reading.model_type)["llama_cpp"]
     assert entry["args"] is not None and "-c" in entry["args"]
     assert "-np" in entry["slots_note"] and "n_ctx_seq" in entry["slots_note"]
+
+
+def test_a_config_s_ollama_entry_names_the_context_length_its_converted_gguf_would_have():
+    """From a config.json, the GGUF convert_hf_to_gguf.py writes carries max_position_embeddings as its context_length:
+    the published 4,096 of Llama 2, short of L, so the command that raises it comes with the entry."""
+    report, reading, cases = _cases("llama-2-7b.json")
+    candidate, specs = next((one, specs) for one, specs in cases if one.scaling == "none")
+    config = published("llama-2-7b.json")
+    entry = engines_for(candidate, specs, report.to, config, reading.model_type)["ollama"]
+    need = entry["context_length"]
+    assert need["file"] == config["max_position_embeddings"] == 4096 < report.to
+    assert need["key"] == "llama.context_length"
+    assert need["command"][-2:] == ["llama.context_length", str(report.to)]
