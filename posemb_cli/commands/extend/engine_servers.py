@@ -177,7 +177,8 @@ def _server_differs(candidate: Candidate, specs: list[tuple[TrainedSet, SetCandi
         worst = max(worst or 0.0, float(np.max(np.abs(served - spec.inv_freq) / spec.inv_freq)))
         differs.append(f"dynamic NTK is static there: the frequencies at max_position_embeddings x factor = "
                        f"{one.context * float(spec.parameters['factor']):,.0f} positions, not transformers' at "
-                       f"{target:,}; largest relative θ′ difference {worst:.3g}")
+                       f"{target:,}; largest relative θ′ difference {worst:.3g} (vLLM's rule before April 2026; its "
+                       "later formula reads max_position_embeddings itself, and is not modelled here)")
     return differs, worst
 
 
