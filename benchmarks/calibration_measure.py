@@ -22,8 +22,9 @@ per run, and ``runs.jsonl`` with each run's summary), so an interrupted queue ke
     cd benchmarks && PYTHONPATH=..:. nice -n 10 ../.venv/bin/python calibration_measure.py --clean \
         --out calibration_clean --only prose:none,prose:llama3_2,prose:yarn2,code:none,code:llama3_2,code:yarn2
     cd benchmarks && PYTHONPATH=..:. nice -n 10 ../.venv/bin/python calibration_measure.py --clean \
-        --out calibration_clean --length 24576 \
-        --only prose:none,code:none,prose:linear3,code:linear3,prose:yarn3,code:yarn3,code:ntk3,prose:dynamic1,code:dynamic1
+        --out calibration_clean --length 24576 --only prose:none,code:none,prose:linear3,code:linear3
+    cd benchmarks && PYTHONPATH=..:. nice -n 10 ../.venv/bin/python calibration_measure.py --clean \
+        --out calibration_clean --length 24576 --only prose:yarn3,code:yarn3,code:ntk3,prose:dynamic1,code:dynamic1
 """
 
 from __future__ import annotations
