@@ -48,7 +48,8 @@ _GEMMA3 = ("gemma3", "gemma3_text")
 _PHI3 = ("phi3",)  # transformers 4's Phi3Config takes exactly type, short_factor and long_factor
 _FULL, _SLIDING = "full_attention", "sliding_attention"
 
-__all__ = ["TRANSFORMERS_VERSIONS", "ConfigEdit", "apply_ops", "edit_config", "is_per_layer_type", "text_prefix"]
+__all__ = ["LENGTH_FREE", "TRANSFORMERS_VERSIONS", "ConfigEdit", "apply_ops", "edit_config", "is_per_layer_type",
+           "rope_kind", "table_length", "text_prefix"]
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def _lengths(text: dict, block: dict, notes: list[str], where: str) -> None:
                      "its ratio instead")
 
 
-_LENGTH_FREE = ("default", "linear", "llama3")  # frequencies that do not read max_position_embeddings
+LENGTH_FREE = ("default", "linear", "llama3")  # frequencies that do not read max_position_embeddings
 
 
 def _reach(text: dict, blocks: list[dict], target: int, prefix: str, notes: list[str]) -> None:
@@ -166,9 +167,9 @@ def _reach(text: dict, blocks: list[dict], target: int, prefix: str, notes: list
     if all(_raisable(block, target) for block in blocks):
         text["max_position_embeddings"] = target
         return
-    served = min(_table_length(block, context) for block in blocks)
+    served = min(table_length(block, context) for block in blocks)
     if served < target:
-        reads = "/".join(kind for kind in types if kind not in _LENGTH_FREE)
+        reads = "/".join(kind for kind in types if kind not in LENGTH_FREE)
         notes.append(f"{prefix}max_position_embeddings stays {context:,}: the {reads} frequencies read it, so "
                      f"raising it would change them; vLLM and SGLang build a table of {served:,} positions from this "
                      f"file, short of {target:,}")
@@ -177,7 +178,7 @@ def _reach(text: dict, blocks: list[dict], target: int, prefix: str, notes: list
 def _raisable(block: dict, target: int) -> bool:
     """Whether max_position_embeddings = L leaves the block's frequencies, and transformers' validation, as they are:
     a block that does not read it, or yarn whose factor is L / its original length (the ratio validation checks)."""
-    if block["rope_type"] in _LENGTH_FREE:
+    if block["rope_type"] in LENGTH_FREE:
         return True
     original = block.get("original_max_position_embeddings")
     if block["rope_type"] != "yarn" or not original:
@@ -185,11 +186,18 @@ def _raisable(block: dict, target: int) -> bool:
     return target / original == float(block["factor"])
 
 
-def _table_length(block: dict, context: int) -> int:
-    """The positions of vLLM's and SGLang's cos/sin table for one block (docs/engines.md)."""
-    kind, factor = block["rope_type"], float(block.get("factor") or 1.0)
-    if kind == "yarn":
-        return int((block.get("original_max_position_embeddings") or context) * factor)
+def rope_kind(block: dict) -> str:
+    """A block's rope type, under its transformers 5 name or its legacy ``type``; ``default`` where it names none."""
+    return block.get("rope_type", block.get("type", "default"))
+
+
+def table_length(block: dict, context: int) -> int:
+    """Positions of the cos/sin table vLLM (and SGLang, which copies it) builds for one block, ``context`` being
+    max_position_embeddings: that (default, llama3, longrope), times the factor (linear, dynamic), the original
+    length times the factor (yarn). docs/engines.md has the source of each."""
+    kind, factor = rope_kind(block), float(block.get("factor") or 1.0)
+    if kind in ("yarn", "deepseek_yarn"):
+        return int(float(block.get("original_max_position_embeddings") or context) * factor)
     if kind in ("linear", "dynamic"):
         return int(context * factor)
     return int(context)

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posemb_cli.commands.extend.config_edit import edit_config, is_per_layer_type, text_prefix
+from posemb_cli.commands.extend.config_edit import (
+    LENGTH_FREE,
+    edit_config,
+    is_per_layer_type,
+    rope_kind,
+    table_length,
+    text_prefix,
+)
 
 if TYPE_CHECKING:
     from posemb_cli.commands.extend.report import Candidate
@@ -28,7 +35,6 @@ if TYPE_CHECKING:
 
 _DEEPSEEK = ("deepseek_v2", "deepseek_v3")
 _DERIVED_BY_FACTOR = ("linear", "dynamic")  # vLLM and SGLang multiply max_position_embeddings by the factor
-_LENGTH_FREE = ("default", "linear", "llama3")  # frequencies the engines compute without max_position_embeddings
 _ENV = {"vllm": "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "sglang": "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"}
 _GPT_OSS = ("gpt_oss",)  # vLLM's OAIAttention builds yarn whatever the config says
 
@@ -72,21 +78,6 @@ def _scaling_blocks(text: dict) -> list[dict]:
     return [scaling] if isinstance(scaling, dict) else [{}]
 
 
-def _kind(block: dict) -> str:
-    return block.get("rope_type", block.get("type", "default"))
-
-
-def _table_length(block: dict, context: int) -> int:
-    """Positions of the cos/sin table vLLM (and SGLang, which copies it) builds for one block: max_position_embeddings
-    (default, llama3, longrope), times the factor (linear, dynamic), the original length times the factor (yarn)."""
-    kind, factor = _kind(block), float(block.get("factor") or 1.0)
-    if kind in ("yarn", "deepseek_yarn"):
-        return int(float(block.get("original_max_position_embeddings") or context) * factor)
-    if kind in _DERIVED_BY_FACTOR:
-        return int(context * factor)
-    return int(context)
-
-
 def _checked_length(block: dict, context: int, model_type: str | None, engine: str) -> int:
     """The longest --max-model-len / --context-length the engine accepts from the config without an override.
 
@@ -94,14 +85,14 @@ def _checked_length(block: dict, context: int, model_type: str | None, engine: s
     (``get_context_length``): max_position_embeddings times the factor, except for a block that states its original
     length (yarn, longrope) or is llama3, where it is max_position_embeddings alone.
     """
-    kind = _kind(block)
+    kind = rope_kind(block)
     if engine == "sglang":
         if "original_max_position_embeddings" in block or kind == "llama3":
             return int(context)
         return int(context * float(block.get("factor") or 1.0))
     if model_type and "gemma3" in model_type and kind in _DERIVED_BY_FACTOR:
         return int(context)
-    return _table_length(block, context)
+    return table_length(block, context)
 
 
 def served_length(text: dict, model_type: str | None, engine: str = "vllm") -> tuple[int, int] | None:
@@ -111,7 +102,7 @@ def served_length(text: dict, model_type: str | None, engine: str = "vllm") -> t
     if context is None:
         return None
     blocks = _scaling_blocks(text)
-    return (min(_table_length(block, int(context)) for block in blocks),
+    return (min(table_length(block, int(context)) for block in blocks),
             min(_checked_length(block, int(context), model_type, engine) for block in blocks))
 
 
@@ -121,7 +112,7 @@ def _pin_longrope(keys: dict, published_text: dict, target: int) -> int | None:
     ``long_mscale``, so both are set to transformers' attention factor and the length can move. None for any other
     block."""
     scaling = keys.get("rope_scaling")
-    if not isinstance(scaling, dict) or _kind(scaling) not in ("longrope", "su"):
+    if not isinstance(scaling, dict) or rope_kind(scaling) not in ("longrope", "su"):
         return None
     original = scaling.get("original_max_position_embeddings") or published_text.get("original_max_position_embeddings")
     context = published_text.get("max_position_embeddings")
@@ -133,7 +124,7 @@ def _pin_longrope(keys: dict, published_text: dict, target: int) -> int | None:
     pinned = {"short_mscale": attention, "long_mscale": attention}
     keys["rope_scaling"] = {**scaling, **pinned}
     block = keys.get("rope_parameters")
-    if isinstance(block, dict) and _kind(block) in ("longrope", "su"):  # what vLLM reads with transformers 5
+    if isinstance(block, dict) and rope_kind(block) in ("longrope", "su"):  # what vLLM reads with transformers 5
         keys["rope_parameters"] = {**block, **pinned}
     return target
 
@@ -145,8 +136,8 @@ def _raised_context(text: dict, model_type: str | None, target: int) -> int | No
     (docs/engines.md)."""
     needed = int(text.get("max_position_embeddings") or 0)
     for block in _scaling_blocks(text):
-        kind = _kind(block)
-        if kind not in _LENGTH_FREE:
+        kind = rope_kind(block)
+        if kind not in LENGTH_FREE:
             return None
         factor = float(block.get("factor") or 1.0) if kind == "linear" else 1.0
         skips = bool(model_type) and "gemma3" in str(model_type) and kind == "linear"
@@ -190,7 +181,7 @@ def _no_settings(engine: str, differs: list[str]) -> dict:
 
 
 def server_entry(config: dict | None, candidate: Candidate, specs: list[tuple[TrainedSet, SetCandidateSpec]],
-            model_type: str | None, target: int, engine: str) -> dict:
+                 model_type: str | None, target: int, engine: str) -> dict:
     published = config or {}  # a GGUF file: the keys are written as for a config.json that states none
     prefix = text_prefix(published)
     published_text = published["text_config"] if prefix else published
@@ -202,15 +193,15 @@ def server_entry(config: dict | None, candidate: Candidate, specs: list[tuple[Tr
         # left by a merge, a legacy "type" would win in transformers 4 (and clash in vLLM): restate it
         keys["rope_scaling"] = {**scaling, "type": scaling["rope_type"]}
     # a file silent on max_position_embeddings gets its config class's default, as the engines load it
-    silent = {"max_position_embeddings": specs[0][0].context} if specs else {}  # (kept RoPE: the file states it)
-    served = served_length({**silent, **published_text, **keys}, model_type, engine)
+    loaded = {**({"max_position_embeddings": specs[0][0].context} if specs else {}), **published_text}
+    served = served_length({**loaded, **keys}, model_type, engine)
     if served is not None and min(served) < target:
-        raised = _raised_context({**silent, **published_text, **keys}, model_type, target)
+        raised = _raised_context({**loaded, **keys}, model_type, target)
         if raised is None and engine == "vllm":
-            raised = _pin_longrope(keys, {**silent, **published_text}, target)
+            raised = _pin_longrope(keys, loaded, target)
         if raised is not None:  # the frequencies do not read it: the table and the check move to L with it
             keys["max_position_embeddings"] = raised
-            served = served_length({**silent, **published_text, **keys}, model_type, engine)
+            served = served_length({**loaded, **keys}, model_type, engine)
     differs, worst = _server_differs(candidate, specs, model_type, target)
     if engine == "vllm" and model_type in _GPT_OSS and rope_types(candidate.rope_parameters) != {"yarn"}:
         return _no_settings(engine, [
@@ -223,7 +214,7 @@ def server_entry(config: dict | None, candidate: Candidate, specs: list[tuple[Tr
             "reaches text_config (and a nested override replaces it whole), so its length check and its RoPE keep "
             "the published values; serve the directory --write-config writes instead"])
     if served is not None and served[0] < target:
-        reads = "/".join(sorted(rope_types(candidate.rope_parameters) - set(_LENGTH_FREE)))
+        reads = "/".join(sorted(rope_types(candidate.rope_parameters) - set(LENGTH_FREE)))
         return _no_settings(engine, [
             f"{engine} builds a cos/sin table of {served[0]:,} positions for these settings (max_position_embeddings, "
             f"times the factor for linear and dynamic NTK, the original length times the factor for yarn), and "

@@ -109,8 +109,8 @@ class LlamaCppModel:
         cache = 2 * layers * length * kv_heads * head_dim * 2
         logits = BATCH * self.vocab_size * (4 + 8)  # the batch's float32 rows and their float64 log-softmax
         weights = os.path.getsize(self.path)
-        need = MemoryNeed(length, weights, 0, cache + logits, (("cpu", _free_bytes()),), f"cpu, {self.threads} threads")
         free = _free_bytes()
+        need = MemoryNeed(length, weights, 0, cache + logits, (("cpu", free),), f"cpu, {self.threads} threads")
         if free is not None and need.needed > free:
             raise PosembError(f"{self.path}: a window of {length:,} tokens through llama.cpp needs about "
                               f"{need.needed / 2**30:.1f} GiB (the file, a KV cache of {cache / 2**30:.1f} GiB and "
