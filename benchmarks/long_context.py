@@ -133,7 +133,7 @@ _SIGNAL = """
 import torch
 from posemb_cli.core.schemes import build_scheme
 from posemb_cli.core.settings import EmbeddingConfig
-from posemb_cli.run.allocator import bounded_heap
+from posemb_cli.core.allocator import bounded_heap
 config = EmbeddingConfig(dim={dim}, head_dim=128, ctx={ctx})
 scheme = build_scheme("rope", config, device=torch.device("cpu"), dtype=torch.float32)
 block = max(1, (16 << 20) // (scheme.signal(0, 1).shape[1] * 4))  # the pass's 16 MiB blocks

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
         PaddingFlags,
         PrecisionFlags,
     )
-    from posemb_cli.run.command_flags import Flags
+    from posemb_cli.request.flags import Flags
     from posemb_cli.sources.model.rope_model import RopeModel
 
 __all__ = ["compare", "doctor", "extend", "heads", "inspect", "inspect_model", "order", "padding", "precision",
@@ -54,7 +54,7 @@ def _flags(name: str, given: dict[str, Any]) -> Flags:
     """The command's flags: the defaults its options declare (``commands/<name>/options.py``, the CLI's own
     source), then what was given, each read as the CLI reads its text (a value the CLI refuses raises
     ``PosembError`` with its line)."""
-    from posemb_cli.run.options.option import given_flags
+    from posemb_cli.request.option import given_flags
 
     return given_flags(name, import_module(f"posemb_cli.commands.{name}.options").OPTIONS, given)
 

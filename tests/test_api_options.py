@@ -12,7 +12,7 @@ from typing import Union, get_args, get_origin, get_type_hints
 import posemb_cli
 import pytest
 from posemb_cli import api_flags
-from posemb_cli.run.options.option import Option, api_options, given_flags
+from posemb_cli.request.option import Option, api_options, given_flags
 
 API_COMMANDS = ["inspect", "compare", "order", "padding", "precision", "doctor", "heads", "extend"]
 ALL_COMMANDS = [*API_COMMANDS, "bench", "sweep"]

@@ -15,8 +15,8 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from posemb_cli.run.command_flags import Flags
-from posemb_cli.run.options.option import Option
+from posemb_cli.request.flags import Flags
+from posemb_cli.request.option import Option
 
 __all__ = ["built_from", "command_flags", "parameter", "plain", "typed"]
 
@@ -80,6 +80,6 @@ def typed(context: typer.Context, name: str) -> bool:
 
 
 def command_flags(context: typer.Context, values: dict[str, Any]) -> Flags:
-    """A command's flag values (choices as strings) and those the user gave, for its core in ``run.command_flags``."""
+    """A command's flag values (choices as strings) and those the user gave, for its core in ``request.flags``."""
     given = {name: getattr(value, "value", value) for name, value in context.params.items() if typed(context, name)}
     return Flags(values=plain(values), typed=given)

@@ -17,6 +17,7 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
              builder=None) -> SchemeReport:
     import torch
 
+    from posemb_cli.core.allocator import bounded_heap
     from posemb_cli.core.embeddings import EmbeddingComposer
     from posemb_cli.core.schemes import build_scheme
     from posemb_cli.core.schemes.base import AdditiveTable
@@ -24,7 +25,6 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
     from posemb_cli.measures.sampling import coverage_of
     from posemb_cli.measures.scorecard import PAIR_BUDGET
     from posemb_cli.measures.signal_pass import measure_signal
-    from posemb_cli.run.allocator import bounded_heap
 
     build = builder or build_scheme
     progress.stage("build and forward")

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import torch
 
+from posemb_cli.core.allocator import release_free_memory
 from posemb_cli.core.progress import Progress, or_silent
 from posemb_cli.core.schemes.protocols import AttentionScheme, BiasScheme, PositionScheme, RotaryScheme
 from posemb_cli.core.settings import EmbeddingConfig
+from posemb_cli.measures.context_bound_key import context_bound
 from posemb_cli.measures.decay import full_turn_pairs, long_term_decay
 from posemb_cli.measures.distance_penalty import distance_penalty
 from posemb_cli.measures.relative import probe_vectors, relative_deviation
 from posemb_cli.measures.scorecard import scorecard
 from posemb_cli.measures.signal_pass import SignalPass
 from posemb_cli.measures.spectrum import table_spectrum
-from posemb_cli.run.allocator import release_free_memory
-from posemb_cli.run.context_bound import context_bound
 from posemb_cli.run.report import SignalFigures
 
 _PROBE_SEED = 3  # offset from --seed of the q/k pair of the relative checks

@@ -2,7 +2,8 @@
 
 Settle the position settings, read or draw the (B, T) batch, resolve the
 device, check that the run fits in memory before anything is allocated, and
-build the one token embedding every scheme shares.
+build the one token embedding every scheme shares; for ``order`` and ``padding``,
+the seeded attention head they run on that batch (``prepare_head``).
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from posemb_cli.core.dtypes import rounding_level
+from posemb_cli.core.progress import Progress
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
-from posemb_cli.run.memory import estimate_bytes, require_fits
-from posemb_cli.run.memory_blame import size_blame
+from posemb_cli.run.memory import estimate_bytes, require_fits, size_blame
 from posemb_cli.sources.batch.ids import random_ids, read_ids
 
 if TYPE_CHECKING:
@@ -29,7 +31,8 @@ _IDS_SEED = 2  # offset from --seed of the random batch
 # million positions on two cores): past this many positions a run would not end in a working day.
 MAX_ANALYSED_POSITIONS = 1 << 27
 
-__all__ = ["MAX_ANALYSED_POSITIONS", "Prepared", "prepare", "read_batch"]
+__all__ = ["MAX_ANALYSED_POSITIONS", "WEIGHT_SEED", "HeadRun", "Prepared", "prepare", "prepare_head", "read_batch",
+           "resolve_device", "synchronize"]
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,6 @@ def prepare(
 
     from posemb_cli.core.dtypes import resolve_dtype
     from posemb_cli.core.embeddings import TokenEmbedding
-    from posemb_cli.run.device import resolve_device
     from posemb_cli.run.position_config import settle_position_settings
 
     if config.ctx > MAX_ANALYSED_POSITIONS:
@@ -107,3 +109,56 @@ def prepare(
     token = TokenEmbedding(config.vocab, config.dim, config.init_std,
                            generator=torch.Generator().manual_seed(config.seed), device=device, dtype=dtype)
     return Prepared(config=config, device=device, dtype=dtype, ids=ids.to(device), token=token)
+
+
+def resolve_device(spec: str) -> torch.device:
+    """Turn ``auto|cpu|cuda|cuda:N`` into a concrete, available torch device."""
+    import torch
+
+    if spec == "cpu" or (spec == "auto" and not torch.cuda.is_available()):
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        raise PosembError(f"--device {spec}: CUDA is not available on this machine; use --device cpu or auto")
+    count = torch.cuda.device_count()
+    index = torch.cuda.current_device() if spec in ("auto", "cuda") else int(spec.split(":")[1])
+    if index >= count:
+        raise PosembError(f"--device {spec}: this machine has {count} CUDA device(s), cuda:0 to cuda:{count - 1}")
+    return torch.device("cuda", index)
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for queued kernels, so that a timer reads finished work."""
+    import torch
+
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+WEIGHT_SEED = 4  # offset from --seed of the head's weights
+
+
+@dataclass(frozen=True)
+class HeadRun:
+    """A prepared batch, the dtype attention runs in, the head's weights and the rounding level."""
+
+    prepared: Prepared
+    compute: torch.dtype
+    weights: torch.Tensor  # (3, D, D): Wq, Wk, Wv
+    rounding: float
+
+
+def prepare_head(config: EmbeddingConfig, schemes: tuple[str, ...], progress: Progress, *,
+                 extra_bytes: Callable[[EmbeddingConfig], int],
+                 check_batch: Callable[[EmbeddingConfig], None] | None = None,
+                 origins: dict[str, str] | None = None) -> HeadRun:
+    """Prepare the batch (``prepare``), then draw the head in float64 or float32 to match the dtype."""
+    import torch
+
+    from posemb_cli.core.attention import attention_weights
+
+    progress.stage("prepare the batch")
+    prepared = prepare(config, schemes, extra_bytes=extra_bytes, check_batch=check_batch, origins=origins)
+    compute = torch.float64 if prepared.dtype == torch.float64 else torch.float32
+    weights = attention_weights(prepared.config.dim, seed=prepared.config.seed + WEIGHT_SEED, dtype=compute,
+                                device=prepared.device)
+    return HeadRun(prepared, compute, weights, rounding_level(compute))  # of the largest output

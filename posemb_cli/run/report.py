@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # annotations only: the report and its JSON form need no torch (a bad flag costs nothing)
     from posemb_cli.core.schemes.bands import Band
+    from posemb_cli.measures.context_bound_key import ContextBound
     from posemb_cli.measures.decay import DecayPoint
     from posemb_cli.measures.distance_penalty import DistancePenalty
     from posemb_cli.measures.relative import RelativeDeviation
     from posemb_cli.measures.relative_bias import RelativeBiasProfile
     from posemb_cli.measures.scorecard import Scorecard
     from posemb_cli.measures.spectrum import Spectrum
-    from posemb_cli.run.context_bound import ContextBound
 
 INSPECT_SCHEMA = "posemb.inspect/1"
 COMPARE_SCHEMA = "posemb.compare/1"

@@ -12,7 +12,7 @@ import typer
 from posemb_cli.cli.app import app
 from posemb_cli.cli.usage_errors import bad_parameter_line
 from posemb_cli.errors import PosembError
-from posemb_cli.run.options.option import Option
+from posemb_cli.request.option import Option
 
 COMMANDS = ["compare", "inspect", "order", "bench", "sweep", "precision", "padding", "doctor", "heads", "extend"]
 GROUP = typer.main.get_command(app)

@@ -52,7 +52,7 @@ def test_min_base_and_every_grid_base_above_it_cover(head, limit):
 
 def test_min_base_does_not_depend_on_the_base_asked_about():
     """The issue's case: width 64, 8,192 distances, asked from bases 1e5, 5e5, 1e6 and 2e6 (through inspect)."""
-    from posemb_cli.run.context_bound import frequency_bound
+    from posemb_cli.measures.context_bound_key import frequency_bound
 
     answers = {frequency_bound(lambda b: thetas(b, 64), base, 8192).min_base for base in (1e5, 5e5, 1e6, 2e6)}
     assert answers == {1_930_000.0}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.measures import context_bound as bound_scan
-from posemb_cli.run import context_bound
+from posemb_cli.measures import context_bound_key as context_bound
 from posemb_cli.run.analysis import inspect
 
 LONG = (1 << 22, 1 << 27)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from posemb_cli.core.progress import Prefixed, Progress, or_silent
 from posemb_cli.errors import PosembError
-from posemb_cli.run.command_flags import Flags
+from posemb_cli.request.flags import Flags
 from posemb_cli.run.report import CompareReport, InspectReport, SchemeReport
 
 # The settings every column shares; the others (dim, ctx, ...) are each column's own, null when they differ.
@@ -69,11 +69,11 @@ def _label(name: str, rope_set: str | None, scaling: str | None, *, several_mode
 def compare_models(names: list[str], flags: Flags, *, progress: Progress | None = None,
                    observe: Callable | None = None, note: Callable[[str], None] | None = None) -> CompareReport:
     """Each model (under each scaling) as ``inspect`` analyses it, side by side."""
+    from posemb_cli.commands.compare.scaled_models import parse_scalings, scaled_model
     from posemb_cli.commands.inspect.run import inspect_real
     from posemb_cli.run.models.model_source import name_model, speaking_of
     from posemb_cli.run.models.real_settings import check_source_flags
     from posemb_cli.run.models.real_sources import open_real_model
-    from posemb_cli.run.models.scaled_models import parse_scalings, scaled_model
     from posemb_cli.run.report import resolved_result
 
     if flags.values.get("checkpoint") is not None:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from posemb_cli.commands.compare.report import CompareReport
 from posemb_cli.core.progress import Progress
 from posemb_cli.errors import PosembError
+from posemb_cli.request.flags import Flags, refuse_scaling_without_factor, refuse_unread
 from posemb_cli.run import report as engine
-from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
 from posemb_cli.run.models.model_source import speaking_of
 from posemb_cli.run.models.real_settings import check_source_flags
 
@@ -30,8 +30,8 @@ def _compare(flags: Flags, *, progress: Progress | None = None, observe: Callabl
             note: Callable[[str], None] | None = None) -> engine.CompareReport:
     """Run ``compare``; ``observe`` and ``note`` as in ``inspect_command``."""
     from posemb_cli.core.schemes import scheme_names
+    from posemb_cli.request.flags import config_from_flags
     from posemb_cli.run.analysis import compare
-    from posemb_cli.run.command_flags import config_from_flags
     from posemb_cli.run.config import parse_scheme_list
 
     values = dict(flags.values)
@@ -61,8 +61,8 @@ def _compare(flags: Flags, *, progress: Progress | None = None, observe: Callabl
 def _compare_checkpoint(flags: Flags, model: ModelFile, names: tuple[str, ...], *, progress: Progress | None,
                         observe: Callable | None) -> engine.CompareReport:
     """``compare --checkpoint``: the checkpoint's table first, then the formula schemes of its shape."""
+    from posemb_cli.request.flags import config_from_flags
     from posemb_cli.run.analysis import compare
-    from posemb_cli.run.command_flags import config_from_flags
     from posemb_cli.run.models.real_models import compare_checkpoint
     from posemb_cli.run.models.real_settings import settle_checkpoint
     from posemb_cli.run.models.real_sources import table_of_checkpoint

@@ -54,7 +54,7 @@ def _bound(model: Subject, width: int, base: float) -> list[Finding]:
     context bound"); the advice names a base posemb checked, and the proof above its grid."""
     from posemb_cli.core.schemes.rope_scaling import rope_frequencies
     from posemb_cli.core.wording import general
-    from posemb_cli.run.context_bound import frequency_bound
+    from posemb_cli.measures.context_bound_key import frequency_bound
 
     rope_set = model.rope_set
     if rope_set is None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from posemb_cli.commands.doctor.report import DoctorReport
 from posemb_cli.errors import PosembError
-from posemb_cli.run.command_flags import Flags
-from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
+from posemb_cli.request.flags import Flags
+from posemb_cli.request.model import model_flags
+from posemb_cli.run.models.model_source import speaking_of, with_resolved
 
 __all__ = ["doctor_command"]
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from posemb_cli.core.dtypes import DTYPES
-from posemb_cli.run.options import groups
-from posemb_cli.run.options.option import Option
+from posemb_cli.request import groups
+from posemb_cli.request.option import Option
 
 MEASURE_PANEL = "Measure on the model"
 

@@ -8,7 +8,7 @@ import math
 from posemb_cli.commands.extend.report import ExtendReport
 from posemb_cli.core.progress import Progress
 from posemb_cli.errors import PosembError
-from posemb_cli.run.command_flags import Flags
+from posemb_cli.request.flags import Flags
 from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 MAX_TOP = 1000

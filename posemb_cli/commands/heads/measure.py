@@ -203,8 +203,8 @@ def measure_heads(tensors: TensorFile, reading: ModelReading, checkpoint: str, *
                   top: int = 5, progress: Progress | None = None) -> HeadsReport:
     """``run_heads`` on a checkpoint already opened and read (a RoPE model's); refusals are ``FileError``s about
     ``checkpoint``."""
+    from posemb_cli.core.allocator import bounded_heap
     from posemb_cli.measures.head_bands import ranked
-    from posemb_cli.run.allocator import bounded_heap
     from posemb_cli.sources.weights.qk_source import open_qk_source
 
     progress = or_silent(progress)
@@ -248,7 +248,7 @@ def pair_shares(tensors: TensorFile, reading: ModelReading, checkpoint: str, *,
     """Every rotating layer's (H, P) pair shares of a RoPE checkpoint already opened and read, measured as
     ``measure_heads`` measures them (the same layers read the same way); refusals are ``FileError``s about
     ``checkpoint``."""
-    from posemb_cli.run.allocator import bounded_heap
+    from posemb_cli.core.allocator import bounded_heap
     from posemb_cli.sources.weights.qk_source import open_qk_source
 
     progress = or_silent(progress)

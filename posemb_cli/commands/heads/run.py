@@ -7,8 +7,9 @@ import dataclasses
 from posemb_cli.commands.heads.report import HeadsReport
 from posemb_cli.core.progress import Progress
 from posemb_cli.errors import PosembError
-from posemb_cli.run.command_flags import Flags
-from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
+from posemb_cli.request.flags import Flags
+from posemb_cli.request.model import model_flags
+from posemb_cli.run.models.model_source import speaking_of, with_resolved
 
 MAX_TOP = 1000
 

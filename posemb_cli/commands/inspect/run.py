@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 
 from posemb_cli.commands.inspect.report import InspectReport
 from posemb_cli.core.progress import Progress
+from posemb_cli.request.flags import Flags, refuse_scaling_without_factor, refuse_unread
+from posemb_cli.request.model import model_flags
 from posemb_cli.run import report as engine
-from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
-from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
+from posemb_cli.run.models.model_source import speaking_of, with_resolved
 from posemb_cli.run.models.real_settings import check_source_flags
 
 if TYPE_CHECKING:
@@ -32,8 +33,8 @@ def _inspect(flags: Flags, *, progress: Progress | None = None, observe: Callabl
         observe: names the heatmaps wanted per scheme (``analysis.run_schemes``); None: no pictures.
         note: hears what the run says about a real model before it runs (the CLI prints it on stderr).
     """
+    from posemb_cli.request.flags import config_from_flags
     from posemb_cli.run.analysis import inspect
-    from posemb_cli.run.command_flags import config_from_flags
 
     flags, named = model_flags(flags)
     with speaking_of(named):
@@ -58,7 +59,7 @@ def _inspect(flags: Flags, *, progress: Progress | None = None, observe: Callabl
 def inspect_real(real: RealModel, flags: Flags, *, progress: Progress | None = None, observe: Callable | None = None,
                  note: Callable[[str], None] | None = None) -> engine.InspectReport:
     """``inspect`` of a real model already read: its shape settled into the flags, every diagnostic run on it."""
-    from posemb_cli.run.command_flags import config_from_flags
+    from posemb_cli.request.flags import config_from_flags
     from posemb_cli.run.models.real_models import inspect_real_model
     from posemb_cli.run.models.real_settings import refuse_model_settings, settle_real_model
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from posemb_cli.commands.order.report import OrderReport
 from posemb_cli.core.progress import Progress, or_silent
 from posemb_cli.core.settings import EmbeddingConfig
-from posemb_cli.run.attention_head import prepare_head
+from posemb_cli.run.preparation import prepare_head
 
 _PERMUTATION_SEED = 6  # offset from --seed of the permutation (the head's weights: run.attention_head)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from posemb_cli.commands.order.report import OrderReport
 from posemb_cli.core.progress import Progress
-from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
+from posemb_cli.request.flags import Flags, refuse_scaling_without_factor, refuse_unread
 
 __all__ = ["order_command"]
 
@@ -12,7 +12,7 @@ __all__ = ["order_command"]
 def order_command(flags: Flags, *, progress: Progress | None = None) -> OrderReport:
     from posemb_cli.commands.order.measure import run_order
     from posemb_cli.core.schemes import scheme_names
-    from posemb_cli.run.command_flags import config_from_flags
+    from posemb_cli.request.flags import config_from_flags
     from posemb_cli.run.config import parse_scheme_list
 
     names = parse_scheme_list("--schemes", flags["schemes"], scheme_names())

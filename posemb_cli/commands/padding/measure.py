@@ -14,7 +14,7 @@ from posemb_cli.commands.padding.report import PaddingReport
 from posemb_cli.core.progress import Progress, or_silent
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
-from posemb_cli.run.attention_head import prepare_head
+from posemb_cli.run.preparation import prepare_head
 
 POSITION_IDS = ("arange", "from_mask")
 PAD_ID = 0

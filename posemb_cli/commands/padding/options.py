@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from posemb_cli.run.options import groups
-from posemb_cli.run.options.option import Option, without
+from posemb_cli.request import groups
+from posemb_cli.request.option import Option, without
 
 OPTIONS = (
     groups.MODEL,

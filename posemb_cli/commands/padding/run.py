@@ -5,8 +5,9 @@ from __future__ import annotations
 from posemb_cli.commands.padding.report import PaddingReport
 from posemb_cli.core.progress import Progress
 from posemb_cli.errors import PosembError
-from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor, refuse_unread
-from posemb_cli.run.models.model_source import model_flags, speaking_of, with_resolved
+from posemb_cli.request.flags import Flags, refuse_scaling_without_factor, refuse_unread
+from posemb_cli.request.model import model_flags
+from posemb_cli.run.models.model_source import speaking_of, with_resolved
 from posemb_cli.run.models.real_settings import check_source_flags
 from posemb_cli.sources.naming.model_file import ModelFile
 
@@ -38,7 +39,7 @@ def padding_command(flags: Flags, *, progress: Progress | None = None) -> Paddin
 def _padding(flags: Flags, model: ModelFile | None, progress: Progress | None) -> PaddingReport:
     from posemb_cli.commands.padding.measure import run_padding
     from posemb_cli.core.schemes import scheme_names
-    from posemb_cli.run.command_flags import config_from_flags
+    from posemb_cli.request.flags import config_from_flags
     from posemb_cli.run.config import parse_scheme_list, require_positive_int
 
     values, pad = dict(flags.values), flags["pad"]

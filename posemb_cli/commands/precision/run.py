@@ -8,8 +8,9 @@ import os
 from posemb_cli.commands.precision.report import PrecisionReport
 from posemb_cli.core.progress import Progress, or_silent
 from posemb_cli.errors import PosembError
-from posemb_cli.run.command_flags import Flags, refuse_scaling_without_factor
-from posemb_cli.run.models.model_source import as_argument, model_flags, said, speaking_of, with_resolved
+from posemb_cli.request.flags import Flags, refuse_scaling_without_factor
+from posemb_cli.request.model import model_flags
+from posemb_cli.run.models.model_source import as_argument, said, speaking_of, with_resolved
 from posemb_cli.sources.naming.model_file import ModelFile
 
 _ROPE_FLAGS = ("head_dim", "rope_scaling", "rope_factor", "original_ctx", "beta_fast", "beta_slow",

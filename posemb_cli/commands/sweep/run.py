@@ -17,8 +17,7 @@ from posemb_cli.core.progress import Prefixed, Progress, or_silent
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
 from posemb_cli.run.config import make_config, require_positive_int
-from posemb_cli.run.memory import estimate_bytes, require_fits
-from posemb_cli.run.memory_blame import size_blame
+from posemb_cli.run.memory import estimate_bytes, require_fits, size_blame
 from posemb_cli.run.position_config import check_default_position_settings
 
 MAX_POINTS = 10_000  # configurations of one sweep: every one is validated before any work starts
@@ -106,7 +105,7 @@ def run_sweep(
 ) -> Iterator:
     """Yield one ``InspectReport`` per point, in order, after refusing up front what would not fit."""
     from posemb_cli.run.analysis import inspect
-    from posemb_cli.run.device import resolve_device
+    from posemb_cli.run.preparation import resolve_device
 
     device = resolve_device(points[0].config.device)
     needed, largest = max((estimate_bytes(point.config, (point.scheme,)), index)

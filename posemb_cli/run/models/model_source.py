@@ -1,13 +1,12 @@
-"""MODEL, or --config / --checkpoint: the one model a command reads, named once for every command.
+"""MODEL, or --config / --checkpoint: the one model a command reads, resolved and worded once for every command.
 
-A positional MODEL is resolved by ``sources.naming.model_file`` (a path, a Hugging Face id in the
-local cache, ``ollama:NAME``) into a ``ModelFile``: a model with weights (a GGUF file, weights with the
-config.json beside them, a model directory holding them) is then read exactly as ``--checkpoint`` reads
-it, a config alone as ``--config``. The two flags give the same object (``flag_model``); MODEL together
-with either is refused. The readers refuse a file with a ``FileError`` about the file alone; here, and
-only here, a refusal is worded with how the user named it (``said``, ``speaking_of``): ``--config PATH``,
-or ``MODEL name (path)`` for a file MODEL named. The report's ``source`` gains ``resolved``: the name, the
-path read and how it was found (``with_resolved``).
+A positional MODEL is resolved by ``sources.naming.model_file`` (a path, a Hugging Face id in the local cache,
+``ollama:NAME``) into a ``ModelFile`` (``name_model``): a model with weights (a GGUF file, weights with the
+config.json beside them, a model directory holding them) is then read exactly as ``--checkpoint`` reads it, a
+config alone as ``--config``; which of the three the request names is ``request.model``'s. The readers refuse a
+file with a ``FileError`` about the file alone; here, and only here, a refusal is worded with how the user named it
+(``said``, ``speaking_of``): ``--config PATH``, or ``MODEL name (path)`` for a file MODEL named. The report's
+``source`` gains ``resolved``: the name, the path read and how it was found (``with_resolved``).
 """
 
 from __future__ import annotations
@@ -17,13 +16,12 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from posemb_cli.errors import ConfigError, FileError, PosembError
-from posemb_cli.run.command_flags import Flags
-from posemb_cli.sources.naming.model_file import MODEL, ModelFile, flag_model
+from posemb_cli.sources.naming.model_file import MODEL, ModelFile
 
 FLAG = MODEL
 _Report = TypeVar("_Report")
 
-__all__ = ["FLAG", "as_argument", "model_flags", "model_of", "name_model", "said", "speaking_of", "with_resolved"]
+__all__ = ["FLAG", "as_argument", "name_model", "said", "speaking_of", "with_resolved"]
 
 
 def _as_typed(model: ModelFile, path: str) -> bool:
@@ -81,44 +79,6 @@ def name_model(name: str, *, config_needed: bool = False) -> ModelFile:
         return model_file(name, config_needed=config_needed)
     except FileError as exc:
         raise PosembError(f"{MODEL}{' ' + exc.path if exc.path else ''}: {exc.detail}") from None
-
-
-def model_of(flags: Flags, *, needs_weights: str | None = None) -> ModelFile | None:
-    """The model MODEL, ``--checkpoint`` or ``--config`` names (``--checkpoint`` where both flags are given, which
-    the command refuses), or None where none is given.
-
-    Args:
-        needs_weights: the command, for one that reads weights only (``heads``): a config alone is refused.
-    """
-    name = flags.values.get("model")
-    if name is None:
-        checkpoint, config = flags.values.get("checkpoint"), flags.values.get("model_config")
-        if checkpoint is not None:
-            return flag_model("--checkpoint", checkpoint)
-        return None if config is None else flag_model("--config", config)
-    for key, flag in (("model_config", "--config"), ("checkpoint", "--checkpoint")):
-        if flags.values.get(key) is not None:
-            raise PosembError(f"{FLAG} {name} and {flag} {flags.values[key]} both name a model; give one ({FLAG} "
-                              "takes a path, a Hugging Face id or ollama:NAME)")
-    named = name_model(str(name))
-    if needs_weights is not None and not named.has_weights:
-        raise PosembError(f"{FLAG} {name}: {named.found}; {needs_weights} reads the query and key weights: name the "
-                          "model with its weights (a model directory holding them, a .safetensors or .bin file with "
-                          "its config.json beside it, or a .gguf file)")
-    return named
-
-
-def model_flags(flags: Flags, *, needs_weights: str | None = None) -> tuple[Flags, ModelFile | None]:
-    """The model the flags name (``model_of``), and the flags with a MODEL's file under its flag's parameter, as the
-    run's ``config`` names the file it read.
-
-    Returns:
-        The flags to run with, and the model (None when none is named).
-    """
-    model = model_of(flags, needs_weights=needs_weights)
-    if model is None or model.via != MODEL:
-        return flags, model
-    return flags.replace({**flags.values, model.key: model.path}), model
 
 
 def with_resolved(report: _Report, model: ModelFile | None) -> _Report:

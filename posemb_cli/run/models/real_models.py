@@ -1,8 +1,14 @@
-"""Analyse a real model's position table: the checkpoint's rows go where a built table would.
+"""Analyse a real model's learned position parts: the checkpoint's rows go where a built table would.
 
 The table's shape sets D and L, the token table (when the file has one) sets V,
 so the shape and parameter figures describe the real model; formula schemes
 compared beside it are built with the same shape.
+
+T5's relative-attention bias (``inspect_relative_bias``): the model's (N, H) table is run as the
+``relative_bias`` scheme on the usual batch, so the relative check and the scorecard read the real bias.
+What does not apply is said, not invented: there is no additive table (``table`` null), the neighbour
+similarity of position vectors is not defined for a bias per distance (null), and the position part of one
+forward pass is the (H, T, T) bias added to the scores, from N x H parameters.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 
 from posemb_cli.core.settings import EmbeddingConfig
-from posemb_cli.run.analysis import run_schemes
+from posemb_cli.run.analysis import inspect, run_schemes
 from posemb_cli.run.models.rope_models import (  # noqa: F401  (the config path)
     inspect_rope_config,
     rope_model_shape,
@@ -18,6 +24,7 @@ from posemb_cli.run.models.rope_models import (  # noqa: F401  (the config path)
 )
 from posemb_cli.run.report import CompareReport, InspectReport, NotedSource, SchemeReport, SourceDescription
 from posemb_cli.sources.weights.position_table import LoadedTable
+from posemb_cli.sources.weights.relative_bias import RelativeBiasTable
 
 CHECKPOINT_SCHEME = "checkpoint"
 
@@ -140,11 +147,9 @@ def inspect_real_model(config: EmbeddingConfig, model, *, vocab_typed: bool, **k
     elif model.rope is not None:
         report = inspect_rope_config(config, model.rope, where=model.said(model.rope.path, flag="--config"), **kwargs)
     elif model.bias is not None:
-        from posemb_cli.run.models.relative_bias import inspect_relative_bias
 
         report = inspect_relative_bias(config, model.bias, **kwargs)
     else:
-        from posemb_cli.run.analysis import inspect
         from posemb_cli.run.position_config import with_position_settings
 
         formula = model.formula
@@ -153,3 +158,40 @@ def inspect_real_model(config: EmbeddingConfig, model, *, vocab_typed: bool, **k
                          **kwargs)
         report = dataclasses.replace(report, config={**report.config, "model_config": formula.path})
     return _finish(report, model, vocab_typed=vocab_typed)
+
+
+RELATIVE_BIAS_SCHEME = "relative_bias"
+
+
+def relative_bias_builder(table: RelativeBiasTable):
+    """``build(name, config, device=, dtype=)`` of the scheme holding the model's own bias table."""
+    from posemb_cli.core.schemes.relative_bias import RelativeAttentionBias
+
+    def build_relative_bias(name, config, *, device, dtype):
+        return RelativeAttentionBias(table.weight, config.ctx, config.dim, bidirectional=table.bidirectional,
+                                     max_distance=table.max_distance, device=device, dtype=dtype)
+
+    return build_relative_bias
+
+
+def inspect_relative_bias(config: EmbeddingConfig, table: RelativeBiasTable, **kwargs) -> InspectReport:
+    """Every diagnostic that applies to the bias table, with the bias against distance under ``relative_bias``.
+
+    Args:
+        config: settled settings; D is the model width, L (ctx) the positions measured.
+        table: the model's bias table and its bucket edges.
+    """
+    from posemb_cli.measures.relative_bias import relative_bias_profile
+
+    build = relative_bias_builder(table)
+    report = inspect(config, RELATIVE_BIAS_SCHEME, builders={RELATIVE_BIAS_SCHEME: build}, **kwargs)
+    result, signal = report.result, report.result.signal
+    if signal is None:
+        raise ValueError("the relative bias was built, so its signal figures were measured")
+    profile = relative_bias_profile(build(RELATIVE_BIAS_SCHEME, config, device="cpu", dtype=None))
+    seq_len = result.shapes["ids"][1]
+    shapes = {**result.shapes, "position": [table.heads, seq_len, seq_len]}  # the bias added to the scores
+    result = dataclasses.replace(result, shapes=shapes, neighbour_similarity=None, table=None, source=table,
+                                 signal=dataclasses.replace(signal, relative_bias=profile))
+    return dataclasses.replace(report, config={**report.config, "checkpoint": table.path, "key": table.key},
+                               result=result)

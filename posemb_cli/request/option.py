@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Union, get_args, get_origin
 
 from posemb_cli.errors import PosembError
-from posemb_cli.run.command_flags import Flags
-from posemb_cli.run.options import values
+from posemb_cli.request import values
+from posemb_cli.request.flags import Flags
 
 __all__ = ["REQUIRED", "Option", "api_options", "given_flags", "without"]
 

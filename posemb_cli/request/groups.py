@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from posemb_cli.core.dtypes import DTYPES
 from posemb_cli.core.settings import SCALING_KINDS, EmbeddingConfig
-from posemb_cli.run.options.option import Option
+from posemb_cli.request.option import Option
 
 __all__ = ["CHECKPOINT", "CONFIG", "COVERAGE", "DEFAULTS", "MODEL", "MODEL_HELP", "OUTPUT", "OUTPUT_PANEL", "PICTURES",
            "PLOT", "POSITION", "POSITION_PANEL", "REAL_PANEL", "SHARED", "SHARED_PANEL"]
