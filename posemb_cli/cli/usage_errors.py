@@ -1,12 +1,11 @@
-"""Click's usage errors as one line that echoes what was typed: "--dim: 'abc' is not a valid integer"."""
+"""Click's usage errors as one line that echoes what was typed: "--dim: 'abc' is not a valid integer", worded by
+the option data's own ``refusal`` (the API's line for the same value)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-_VALID = re.compile(r"Input should be a valid (\w+)")
-_KINDS = {"int": "integer", "float": "number", "bool": "boolean"}
+from posemb_cli.request.values import refusal
 
 
 def given_value(opts: Sequence[str], argv: Sequence[str]) -> str | None:
@@ -31,17 +30,4 @@ def bad_parameter_line(exc: Exception, argv: Sequence[str]) -> str | None:
     value = given_value(opts, argv)
     if value is None:
         return None
-    detail = str(getattr(exc, "message", "") or "")
-    valid = _VALID.search(detail)
-    if valid is not None:
-        kind = valid.group(1)
-        return f"{flag}: {_shown(value)!r} is not a valid {_KINDS.get(kind, kind)}"
-    detail = " ".join(detail.replace("Value error, ", "").split()).rstrip(".")
-    if repr(value) in detail or value in detail:
-        return f"{flag}: {detail.replace(value, _shown(value))}"
-    return f"{flag}: {_shown(value)!r}: {detail}"
-
-
-def _shown(value: str, most: int = 40) -> str:
-    """A value as typed, cut to ``most`` characters so that the refusal stays one readable line."""
-    return value if len(value) <= most else f"{value[:most]}... ({len(value):,} characters)"
+    return str(refusal(flag, value, str(getattr(exc, "message", "") or "")))

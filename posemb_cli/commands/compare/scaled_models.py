@@ -98,14 +98,6 @@ def _reread(reading: ModelReading, one: RopeSet, parameters: dict, max_ctx: int)
                                base_defaulted=False)
 
 
-def _model_parameters(reading: ModelReading, per_set: dict[str, dict]) -> dict:
-    """The whole model's rope_parameters: the one block, or one per layer type (None where a type has no RoPE)."""
-    if not reading.blocks or reading.blocks[0][0] is None:
-        return next(iter(per_set.values()))
-    return {str(layer_type): None if block is None else per_set.get(str(layer_type))
-            for layer_type, block in reading.blocks}
-
-
 def _lead(reading: ModelReading, trained: list[TrainedSet]) -> TrainedSet:
     """The set whose layers attend farthest (the one inspect leads with)."""
     from posemb_cli.sources.model.reading import SHARED_SET
@@ -136,7 +128,7 @@ def scaled_model(real: RealModel, choice: ScalingChoice) -> tuple[RealModel, dic
 
     ``none`` is the model as published, read as it is.
     """
-    from posemb_cli.run.models.scaling_candidates import candidate_spec
+    from posemb_cli.run.models.scaling_candidates import candidate_spec, model_parameters
     from posemb_cli.run.models.trained_rope import trained_sets
     from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
     from posemb_cli.sources.model.rope_model import rope_model_of
@@ -180,6 +172,6 @@ def scaled_model(real: RealModel, choice: ScalingChoice) -> tuple[RealModel, dic
     relative = (f"factor {choice.factor:g} relative to {reference:,} ({reference_from}): runs to {length:,}"
                 + ("" if not kept else f"; {', '.join(kept)} kept: its layers attend within their window"))
     return model, {"name": choice.name, "label": choice.label, "factor": choice.factor,
-                   "rope_parameters": _model_parameters(reading, per_set), "reference_length": reference,
+                   "rope_parameters": model_parameters(reading, per_set), "reference_length": reference,
                    "reference_from": reference_from, "length": length, "max_position_embeddings": max_ctx,
                    "scaled_sets": scaled, "kept_sets": kept, "relative_to": relative}

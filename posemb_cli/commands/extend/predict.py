@@ -68,14 +68,6 @@ def _choose(asked: list[str] | None, reading: ModelReading, extended: list[Train
     return chosen, left_out
 
 
-def _model_parameters(reading: ModelReading, per_set: dict[str, dict]) -> dict:
-    """The whole model's rope_parameters: the one block, or one per layer type (None where a type has no RoPE)."""
-    blocks = reading.blocks
-    if not blocks or blocks[0][0] is None:
-        return next(iter(per_set.values()))
-    return {str(layer_type): None if block is None else per_set.get(str(layer_type)) for layer_type, block in blocks}
-
-
 def _at_risk(rows, top: int) -> list[AtRisk]:
     from posemb_cli.measures.head_bands import PICK_DECIMALS
     from posemb_cli.measures.head_bands import ranked as picks
@@ -153,7 +145,7 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
     from posemb_cli.commands.extend.publisher import read_recipe
     from posemb_cli.commands.extend.weights import concatenated, summary
     from posemb_cli.run.models.model_source import name_model
-    from posemb_cli.run.models.scaling_candidates import candidate_spec
+    from posemb_cli.run.models.scaling_candidates import candidate_spec, model_parameters
     from posemb_cli.run.models.trained_rope import trained_sets
     from posemb_cli.sources.naming.model_file import open_model
 
@@ -176,7 +168,7 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
     recipe = read_recipe(named.path, named.kind)
     for scaling in chosen:
         kept = {one.rope.name: one.parameters for one in trained}
-        parameters = _model_parameters(reading, {**kept, **{one.rope.name: spec.parameters
+        parameters = model_parameters(reading, {**kept, **{one.rope.name: spec.parameters
                                                             for one, spec in specs[scaling]}})
         parts = []
         for one, spec in specs[scaling]:
@@ -223,8 +215,9 @@ def _kept(model: str, named: ModelFile, reading: ModelReading, trained: list[Tra
     run the model at L (its length fields raised where the engines size their tables or caps from them)."""
     from posemb_cli.commands.extend.engines import for_reading
     from posemb_cli.commands.extend.loss_change import RULE
+    from posemb_cli.run.models.scaling_candidates import model_parameters
 
-    parameters = _model_parameters(reading, {one.rope.name: one.parameters for one in trained})
+    parameters = model_parameters(reading, {one.rope.name: one.parameters for one in trained})
     kept = Candidate("none", None, "the published RoPE, kept", parameters, 0.0, 0.0, 1.0, 0.0, "no",
                      "RoPE is kept as trained: nothing to fine-tune for it", ["-c", str(to)],
                      "the file's own RoPE, as trained", rank=1)

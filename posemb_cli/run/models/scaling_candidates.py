@@ -25,10 +25,11 @@ if TYPE_CHECKING:
     import numpy as np
 
     from posemb_cli.run.models.trained_rope import TrainedSet
+    from posemb_cli.sources.model.reading import ModelReading
 
 _YARN_KEPT = ("beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate")
 
-__all__ = ["SetCandidateSpec", "candidate_spec"]
+__all__ = ["SetCandidateSpec", "candidate_spec", "model_parameters"]
 
 
 @dataclass(frozen=True)
@@ -156,3 +157,12 @@ def _ntk_over_linear(trained: TrainedSet, factor: float, rule: str, base: dict, 
 def _longrope_attention(factor: float, original: int) -> float:
     """transformers' LongRoPE default: sqrt(1 + ln(factor) / ln(original)), 1 without stretch."""
     return 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(original))
+
+
+def model_parameters(reading: ModelReading, per_set: dict[str, dict]) -> dict:
+    """The whole model's rope_parameters from each set's (``per_set``, by set name): the one block, or one per layer
+    type (None where a type has no RoPE)."""
+    blocks = reading.blocks
+    if not blocks or blocks[0][0] is None:
+        return next(iter(per_set.values()))
+    return {str(layer_type): None if block is None else per_set.get(str(layer_type)) for layer_type, block in blocks}
