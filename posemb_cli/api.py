@@ -15,10 +15,12 @@ torch; the first call does.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from posemb_cli.errors import PosembError
 from posemb_cli.reports import (
     CompareReport,
     DoctorReport,
@@ -48,6 +50,26 @@ if TYPE_CHECKING:
 
 __all__ = ["compare", "doctor", "extend", "heads", "inspect", "inspect_model", "order", "padding", "precision",
            "read_rope_config"]
+
+
+_Call = TypeVar("_Call", bound=Callable[..., Any])
+
+
+def _speaks(function: _Call) -> _Call:
+    """The API's refusal says what the CLI's says: a refusal raised below the request, under a request's key, is
+    worded here as the command line names that key (``request.words``)."""
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except PosembError as exc:
+            from posemb_cli.request.words import worded
+
+            exc.args = (worded(exc),)
+            raise
+
+    return call  # type: ignore[return-value]
 
 
 def _flags(name: str, given: dict[str, Any]) -> Flags:
@@ -83,6 +105,7 @@ def _plot(flags: Flags, report: InspectReport | CompareReport | HeadsReport | Ex
         save_figure(report.plot(), flags["plot"])
 
 
+@_speaks
 def inspect(**flags: Unpack[InspectFlags]) -> InspectReport:
     """``posemb inspect``: one scheme (``scheme="rope"``), or a real model (``checkpoint=``, ``model_config=``)."""
     return _inspect(dict(flags))
@@ -98,12 +121,14 @@ def _inspect(given: dict[str, Any]) -> InspectReport:
     return report
 
 
+@_speaks
 def inspect_model(path: str, **flags: Unpack[InspectFlags]) -> InspectReport:
     """``posemb inspect MODEL``: a config.json, a model directory, a .gguf file, a weights file with its config.json
     beside it, a Hugging Face id in the local cache (``org/name``, ``@revision``) or ``ollama:NAME``."""
     return _inspect({**flags, "model": path})
 
 
+@_speaks
 def compare(**flags: Unpack[CompareFlags]) -> CompareReport:
     """``posemb compare``: schemes side by side on one batch (``schemes=["learned", "rope"]``), or real models side
     by side (``models=["a.gguf", "org/name"]``, each under each of ``scalings="none,yarn:4"``)."""
@@ -116,6 +141,7 @@ def compare(**flags: Unpack[CompareFlags]) -> CompareReport:
     return report
 
 
+@_speaks
 def order(**flags: Unpack[OrderFlags]) -> OrderReport:
     """``posemb order``: attention without position cannot tell a batch from its permutation."""
     from posemb_cli.commands.order.run import order_command
@@ -123,6 +149,7 @@ def order(**flags: Unpack[OrderFlags]) -> OrderReport:
     return order_command(_flags("order", dict(flags)))
 
 
+@_speaks
 def precision(**flags: Unpack[PrecisionFlags]) -> PrecisionReport:
     """``posemb precision``: where a 16-bit position signal collapses (``model_config=`` for a real model)."""
     from posemb_cli.commands.precision.run import precision_command
@@ -130,6 +157,7 @@ def precision(**flags: Unpack[PrecisionFlags]) -> PrecisionReport:
     return precision_command(_flags("precision", dict(flags)))
 
 
+@_speaks
 def padding(**flags: Unpack[PaddingFlags]) -> PaddingReport:
     """``posemb padding``: left padding with naive and mask-derived position ids (or a real model's signal)."""
     from posemb_cli.commands.padding.run import padding_command
@@ -137,6 +165,7 @@ def padding(**flags: Unpack[PaddingFlags]) -> PaddingReport:
     return padding_command(_flags("padding", dict(flags)))
 
 
+@_speaks
 def doctor(path: str, **flags: Unpack[DoctorFlags]) -> DoctorReport:
     """``posemb doctor MODEL``: findings about a model's position setup (MODEL as ``inspect_model`` takes it)."""
     from posemb_cli.commands.doctor.run import doctor_command
@@ -144,6 +173,7 @@ def doctor(path: str, **flags: Unpack[DoctorFlags]) -> DoctorReport:
     return doctor_command(_flags("doctor", {**flags, "model": path}))
 
 
+@_speaks
 def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
     """``posemb heads MODEL``: which RoPE frequencies a trained model's heads use (a model with its weights: a
     directory, a .safetensors/.bin file, a .gguf file, a Hugging Face id in the local cache or ``ollama:NAME``).
@@ -159,6 +189,7 @@ def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
     return report
 
 
+@_speaks
 def extend(path: str, *, to: int, **flags: Unpack[ExtendFlags]) -> ExtendReport:
     """``posemb extend``: which RoPE scaling, which factor, to run a model at ``to`` positions.
 
@@ -177,6 +208,7 @@ def extend(path: str, *, to: int, **flags: Unpack[ExtendFlags]) -> ExtendReport:
     return report
 
 
+@_speaks
 def read_rope_config(path: str) -> RopeModel:
     """Read a config.json, a model directory or a .gguf file into the model's RoPE, one per layer type; a refusal
     names the file as ``--config PATH`` names it on the command line."""

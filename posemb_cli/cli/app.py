@@ -123,7 +123,9 @@ class _PosembGroup(TyperGroup):
                                       standalone_mode=False, **extra)
                 sys.stdout.flush()  # a full disk fails here, inside the try, not at exit
         except PosembError as exc:
-            _fail(_one_line(str(exc)), exc.exit_code)
+            from posemb_cli.request.words import worded
+
+            _fail(_one_line(worded(exc)), exc.exit_code)
         except typer.Exit as exc:
             sys.exit(exc.exit_code)
         except typer.Abort:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, option
 from posemb_cli.measures.copy_probes import Probe, Retrieval, place_probes, probe_pool, retrieval, write_probes
 from posemb_cli.measures.loss_by_position import LossProfile, loss_profile
 from posemb_cli.measures.rank_agreement import LOSS_NOISE, RankAgreement, measured_ranking, rank_agreement
@@ -176,7 +176,7 @@ def measure_scalings(model: LanguageModel, window: TokenWindow, scalings: Sequen
 RUNTIMES = ("transformers", "llama.cpp")
 
 
-def open_model(path: str, *, device: str = "auto", dtype: str = "float32", what: str = "MODEL",
+def open_model(path: str, *, device: str = "auto", dtype: str = "float32", what: str = option("model"),
                runtime: str = "transformers") -> LanguageModel:
     """The model at ``path`` behind ``runtime``: transformers (a directory with safetensors, its config.json, or a
     .gguf file) or llama.cpp (a .gguf file, as stored).
@@ -203,8 +203,9 @@ def measure_model(path: str, scalings: Sequence[Scaling], *, length: int, traine
     bad input, missing extra, a window that does not fit; KeyboardInterrupt goes up untouched).
     """
     if bool(text) == (ids is not None):
-        raise PosembError("--text and --ids: give one of them, a UTF-8 text to tokenize or token ids")
-    model = open_model(path, device=device, dtype=dtype, what="--text" if text else "--ids")
+        raise PosembError(f"{option('text')} and {option('ids')}: give one of them, a UTF-8 text to tokenize or "
+                          "token ids")
+    model = open_model(path, device=device, dtype=dtype, what=option("text") if text else option("ids"))
     window = text_window(model, text, length) if text else ids_window(model, str(ids), length)
     return measure_scalings(model, window, scalings, trained_length=trained_length,
                             predicted_ranking=predicted_ranking, progress=progress, save_ids=save_ids)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import FileError, ValueRefusal, option
 from posemb_cli.runtime.protocol import LanguageModel, Separator
 from posemb_cli.sources.batch.ids import read_ids
 from posemb_cli.sources.bounds.limits import format_bytes, require_memory
@@ -67,47 +67,46 @@ class TokenWindow:
                 "tokens_read": self.available, "tokens": self.length}
 
 
-def _check_file(path: str, flag: str) -> None:
+def _check_file(path: str) -> None:
     if not os.path.exists(path):
-        raise PosembError(f"{flag} {path}: no such file; give a UTF-8 text file")
+        raise FileError(path, "no such file; give a UTF-8 text file", key="text")
     if not os.path.isfile(path):
-        raise PosembError(f"{flag} {path}: not a file; give a UTF-8 text file")
+        raise FileError(path, "not a file; give a UTF-8 text file", key="text")
 
 
-def _read_text(path: str, flag: str) -> str:
-    what = f"{flag} {path}"
+def _read_text(path: str) -> str:
     size = os.path.getsize(path)
     if size > MAX_TEXT_BYTES:
-        raise PosembError(f"{what}: {format_bytes(size)} is more text than a window needs (at most "
-                          f"{format_bytes(MAX_TEXT_BYTES)}); give its first part")
-    require_memory(what, size * _TOKENIZER_BYTES_PER_BYTE, detail="the text and its tokens")
+        raise FileError(path, f"{format_bytes(size)} is more text than a window needs (at most "
+                              f"{format_bytes(MAX_TEXT_BYTES)}); give its first part", key="text")
+    require_memory(path, size * _TOKENIZER_BYTES_PER_BYTE, detail="the text and its tokens", key="text")
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
-        raise PosembError(f"{what}: cannot be read ({exc.strerror or exc})") from None
+        raise FileError(path, f"cannot be read ({exc.strerror or exc})", key="text") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise PosembError(f"{what}: not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x})") from None
+        raise FileError(path, f"not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x})", key="text") from None
 
 
-def _in_vocabulary(model: LanguageModel, window: np.ndarray, what: str) -> None:
+def _in_vocabulary(model: LanguageModel, window: np.ndarray, key: str, files: str, what: str) -> None:
     """Refuse a window holding an id the model does not embed (a tokenizer's added token past its table too)."""
     vocab = model.vocab_size
     outside = np.flatnonzero((window < 0) | (window >= vocab))
     if outside.size:
         where = int(outside[0])
-        raise PosembError(f"{what} id {int(window[where])} at position {where}, outside {model.source}'s "
-                          f"vocabulary [0, {vocab})")
+        raise ValueRefusal(key, files, f"{what}id {int(window[where])} at position {where}, outside "
+                                       f"{model.source}'s vocabulary [0, {vocab})")
 
 
-def text_window(model: LanguageModel, paths: Sequence[str], length: int, *, flag: str = "--text") -> TokenWindow:
+def text_window(model: LanguageModel, paths: Sequence[str], length: int) -> TokenWindow:
     """The first ``length`` ids of the documents in ``paths``, joined by the model's separator."""
     if not paths:
-        raise PosembError(f"{flag}: give at least one UTF-8 text file")
+        raise ValueRefusal("text", None, "give at least one UTF-8 text file")
     for path in paths:  # every file named exists, even those the window will not reach
-        _check_file(path, flag)
+        _check_file(path)
     ids: list[int] = []
     separator = None
     read: list[str] = []
@@ -115,51 +114,53 @@ def text_window(model: LanguageModel, paths: Sequence[str], length: int, *, flag
         if read:
             separator = model.separator
             if separator is None:
-                raise PosembError(f"{flag} {path}: {model.source}'s tokenizer has no end-of-sequence token to put "
-                                  "between documents; give one text of the length needed")
+                raise FileError(path, f"{model.source}'s tokenizer has no end-of-sequence token to put between "
+                                      "documents; give one text of the length needed", key="text")
             ids.append(separator.id)
-        ids += model.encode(_read_text(path, flag))
+        ids += model.encode(_read_text(path))
         read.append(path)
         if len(ids) >= length:
             break
     if len(ids) < length:
         named = " ".join(read)
-        raise PosembError(f"{flag} {named}: the text has {len(ids):,} tokens under {model.source}'s tokenizer; "
-                          f"a window of {length:,} needs at least {length:,}: give a longer text or more files")
+        raise ValueRefusal("text", named, f"the text has {len(ids):,} tokens under {model.source}'s tokenizer; a "
+                                          f"window of {length:,} needs at least {length:,}: give a longer text or "
+                                          "more files")
     window = np.asarray(ids[:length], dtype=np.int64)
-    _in_vocabulary(model, window, f"{flag} {' '.join(read)}: the tokenizer gives")
+    _in_vocabulary(model, window, "text", " ".join(read), "the tokenizer gives ")
     return TokenWindow(window, "text", tuple(read), len(read), separator, len(ids))
 
 
-def ids_window(model: LanguageModel, path: str, length: int, *, flag: str = "--ids") -> TokenWindow:
+def ids_window(model: LanguageModel, path: str, length: int) -> TokenWindow:
     """The first ``length`` ids of one row of ids in ``path`` (.npy or JSON), each in the model's vocabulary."""
     batch = read_ids(path, _ANY_ID)
     if batch.shape[0] != 1:
-        raise PosembError(f"{flag} {path}: holds {batch.shape[0]} rows; a measurement runs one window: give one "
-                          f"row of at least {length:,} ids")
+        raise FileError(path, f"holds {batch.shape[0]} rows; a measurement runs one window: give one row of at "
+                              f"least {length:,} ids", key="ids")
     row = batch[0]
     if row.size < length:
-        raise PosembError(f"{flag} {path}: holds {row.size:,} ids; a window of {length:,} needs at least {length:,}")
+        raise FileError(path, f"holds {row.size:,} ids; a window of {length:,} needs at least {length:,}", key="ids")
     window = row[:length]
-    _in_vocabulary(model, window, f"{flag} {path}:")
+    _in_vocabulary(model, window, "ids", path, "")
     return TokenWindow(np.ascontiguousarray(window, dtype=np.int64), "ids", (path,), 1, None, int(row.size))
 
 
-def check_save_ids(path: str, flag: str = "--save-ids") -> None:
+def check_save_ids(path: str) -> None:
     """Refuse (exit 2), before anything runs, a file the ids could not be written to: its suffix, its folder."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in SAVE_SUFFIXES:
-        raise PosembError(f"{flag} {path}: give a .npy or .json file (the rows of ids, in the form --ids reads)")
+        raise FileError(path, f"give a .npy or .json file (the rows of ids, in the form {option('ids')} reads)",
+                        key="save_ids")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise PosembError(f"{flag} {path}: no folder {folder} to write it in")
+        raise FileError(path, f"no folder {folder} to write it in", key="save_ids")
     if os.path.isdir(path):
-        raise PosembError(f"{flag} {path}: a folder; give a .npy or .json file")
+        raise FileError(path, "a folder; give a .npy or .json file", key="save_ids")
 
 
-def write_ids(path: str, rows: np.ndarray, flag: str = "--save-ids") -> None:
+def write_ids(path: str, rows: np.ndarray) -> None:
     """Write (rows, L) ids to ``path``: .npy as int64, .json as ``[[...], ...]``."""
-    check_save_ids(path, flag)
+    check_save_ids(path)
     ids = np.ascontiguousarray(rows, dtype=np.int64)
     if ids.ndim != 2:
         raise ValueError(f"the ids saved are (rows, L), got shape {ids.shape}")
@@ -174,4 +175,4 @@ def write_ids(path: str, rows: np.ndarray, flag: str = "--save-ids") -> None:
                 json.dump(ids.tolist(), handle, separators=(",", ":"))
                 handle.write("\n")
     except OSError as exc:
-        raise PosembError(f"{flag} {path}: cannot be written ({exc.strerror or exc})") from None
+        raise FileError(path, f"cannot be written ({exc.strerror or exc})", key="save_ids") from None

@@ -61,7 +61,7 @@ def speaking_of(model: ModelFile | None) -> Iterator[None]:
     try:
         yield
     except FileError as exc:
-        if model is None or not model.holds(exc.path):
+        if model is None or exc.key is not None or not model.holds(exc.path):
             raise
         raise _worded(model, exc) from None
 

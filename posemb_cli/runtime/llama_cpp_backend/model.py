@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, option
 from posemb_cli.runtime.llama_cpp_backend.extra import require_llama_cpp
 from posemb_cli.runtime.llama_cpp_backend.flags import binding_parameters
 from posemb_cli.runtime.protocol import CannotRun, MemoryNeed, Separator, WindowLosses
@@ -189,7 +189,7 @@ class LlamaCppModel:
         return losses, hits
 
 
-def open_llama_cpp_model(path: str, *, what: str = "--runtime llama.cpp") -> LlamaCppModel:
+def open_llama_cpp_model(path: str, *, what: str = f"{option('runtime')} llama.cpp") -> LlamaCppModel:
     """The GGUF file at ``path`` behind llama.cpp: its vocabulary read, no weights loaded.
 
     Raises:

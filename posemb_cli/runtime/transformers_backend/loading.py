@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from posemb_cli.errors import PosembError, brief
+from posemb_cli.errors import PosembError, brief, option
 
 __all__ = ["ModelFiles", "config_with", "load_model", "load_tokenizer", "locate", "meta_model", "quiet", "read_config"]
 
@@ -154,4 +154,4 @@ def load_tokenizer(files: ModelFiles) -> Any:
             return transformers.AutoTokenizer.from_pretrained(files.folder, **kwargs)
     except (ValueError, KeyError, OSError, TypeError) as exc:
         raise PosembError(f"{files.source}: transformers finds no tokenizer for it ({brief(exc)}); "
-                          "give token ids with --ids") from None
+                          f"give token ids with {option('ids')}") from None

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from posemb_cli.core.dtypes import DTYPES, dtype_size, resolve_dtype
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, ValueRefusal, option
 from posemb_cli.runtime.protocol import MemoryNeed, Separator, WindowLosses
 from posemb_cli.runtime.transformers_backend import loading, losses, memory, placement, rotary
 from posemb_cli.runtime.transformers_backend.extra import require_measure_extra
@@ -136,7 +136,7 @@ def _synchronize(model: Any) -> None:
 
 
 def open_transformers_model(path: str, *, device: str = "auto", dtype: str = "float32",
-                            what: str = "MODEL") -> TransformersModel:
+                            what: str = option("model")) -> TransformersModel:
     """The model at ``path`` behind transformers: its config read, nothing loaded.
 
     Args:
@@ -146,7 +146,7 @@ def open_transformers_model(path: str, *, device: str = "auto", dtype: str = "fl
         what: the flag that asked for the measurement, for the missing-extra message.
     """
     if dtype not in DTYPES:
-        raise PosembError(f"--dtype {dtype}: not a dtype; give one of {', '.join(DTYPES)}")
+        raise ValueRefusal("dtype", dtype, f"not a dtype; give one of {', '.join(DTYPES)}")
     placement.check_spec(device)
     version = require_measure_extra(what)
     files = loading.locate(path)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, ValueRefusal, option
 from posemb_cli.sources.bounds.limits import cpu_available_bytes, format_bytes
 
 __all__ = ["DEVICES", "Placement", "check_spec", "free_bytes", "place"]
@@ -48,12 +48,12 @@ def _gpus(spec: str) -> list[str]:
     if not torch.cuda.is_available():
         if spec == "auto":
             return []
-        raise PosembError(f"--device {spec}: CUDA is not available on this machine; use --device cpu or auto")
+        raise ValueRefusal("device", spec, f"CUDA is not available on this machine; use {option('device')} cpu or auto")
     count = torch.cuda.device_count()
     if spec.startswith("cuda:"):
         index = int(spec.split(":")[1])
         if index >= count:
-            raise PosembError(f"--device {spec}: this machine has {count} CUDA device(s), cuda:0 to cuda:{count - 1}")
+            raise ValueRefusal("device", spec, f"this machine has {count} CUDA device(s), cuda:0 to cuda:{count - 1}")
         return [spec]
     current = torch.cuda.current_device()
     return [f"cuda:{current}"] + [f"cuda:{index}" for index in range(count) if index != current]
@@ -63,13 +63,14 @@ def _refuse(what: str, weights: int, working: int, devices: list[tuple[str, int 
     have = ", ".join(f"{name} has {format_bytes(free)} free" for name, free in devices if free is not None)
     return PosembError(f"{what}: measuring needs about {format_bytes(weights + working)} (weights "
                        f"{format_bytes(weights)}, then {format_bytes(working)} to load them or run the window) "
-                       f"but {have}; give a shorter --to, a smaller --dtype or another --device")
+                       f"but {have}; give a shorter {option('to')}, a smaller {option('dtype')} or another "
+                       f"{option('device')}")
 
 
 def check_spec(spec: str) -> None:
     """Refuse a ``--device`` value that names no device."""
     if spec not in ("cpu", "cuda", "auto") and not (spec.startswith("cuda:") and spec[5:].isdigit()):
-        raise PosembError(f"--device {spec}: not a device; give {DEVICES}")
+        raise ValueRefusal("device", spec, f"not a device; give {DEVICES}")
 
 
 def place(spec: str, weights: int, loading: int, activations: int, *, what: str) -> Placement:

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
-from posemb_cli.errors import PosembError
-from posemb_cli.sources.batch.ids_input import FORMAT_HINT, IdsBytes, read_ids_input
+from posemb_cli.errors import FileError, option
+from posemb_cli.sources.batch.ids_input import FORMAT_HINT, KEY, IdsBytes, read_ids_input
 from posemb_cli.sources.bounds.json_limits import parse_json
 
 if TYPE_CHECKING:
@@ -33,7 +33,8 @@ def read_ids(source: str, vocab: int, *, stdin: BinaryIO | None = None) -> np.nd
         if low < 0 or high >= vocab:
             bad = low if low < 0 else high
             where = tuple(int(i) for i in np.argwhere(ids == bad)[0])
-            raise PosembError(f"--ids {name}: id {bad} at {list(where)} is outside [0, {vocab}) set by --vocab")
+            raise FileError(name, f"id {bad} at {list(where)} is outside [0, {vocab}) set by {option('vocab')}",
+                            key=KEY)
     return ids
 
 
@@ -44,29 +45,29 @@ def _npy_array(name: str, read: IdsBytes) -> np.ndarray:
     if array.ndim == 1:  # one row of ids: a batch of one
         array = array[None, :]
     if array.size == 0:
-        raise PosembError(f"--ids {name}: the array is empty; a (batch, seq_len) batch needs at least one id")
+        raise FileError(name, "the array is empty; a (batch, seq_len) batch needs at least one id", key=KEY)
     if array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max:
-        raise PosembError(f"--ids {name}: id {array.max()} does not fit in int64")
+        raise FileError(name, f"id {array.max()} does not fit in int64", key=KEY)
     return array.astype(np.int64)
 
 
 def _parse_json(name: str, data: bytes) -> np.ndarray:
-    rows = parse_json(data, f"--ids {name}", hint=f"neither JSON nor .npy; give {_FORMAT_HINT}")
+    rows = parse_json(data, name, hint=f"neither JSON nor .npy; give {_FORMAT_HINT}", key=KEY)
     if not isinstance(rows, list) or not rows or not all(isinstance(row, list) for row in rows):
-        raise PosembError(f"--ids {name}: JSON must be a non-empty list of lists of integers")
+        raise FileError(name, "JSON must be a non-empty list of lists of integers", key=KEY)
     width = len(rows[0])
     for b, row in enumerate(rows):
         if len(row) != width:
-            raise PosembError(f"--ids {name}: ragged batch: row 0 has {width} ids, row {b} has {len(row)}")
+            raise FileError(name, f"ragged batch: row 0 has {width} ids, row {b} has {len(row)}", key=KEY)
         for t, value in enumerate(row):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise PosembError(f"--ids {name}: value {json.dumps(value)} at [{b}, {t}] is not an integer id")
+                raise FileError(name, f"value {json.dumps(value)} at [{b}, {t}] is not an integer id", key=KEY)
     if width == 0:
-        raise PosembError(f"--ids {name}: rows are empty; a (batch, seq_len) batch needs at least one id")
+        raise FileError(name, "rows are empty; a (batch, seq_len) batch needs at least one id", key=KEY)
     try:
         return np.asarray(rows, dtype=np.int64)
     except OverflowError:
-        raise PosembError(f"--ids {name}: an id does not fit in int64") from None
+        raise FileError(name, "an id does not fit in int64", key=KEY) from None
 
 
 def random_ids(batch: int, seq_len: int, vocab: int, *, seed: int) -> torch.Tensor:

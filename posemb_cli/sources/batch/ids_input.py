@@ -1,4 +1,4 @@
-"""The bytes of an ``--ids`` input, sized before they are read: a file, or stdin when the path is '-'.
+"""The bytes of an ids input (``--ids``), sized before they are read: a file, or stdin when the path is '-'.
 
 An ``.npy`` input is sized from its header (shape x item size), checked
 against the file's length and the free memory, then read exactly; a JSON
@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from posemb_cli.errors import PosembError, brief
+from posemb_cli.errors import FileError, ValueRefusal, brief, option
 from posemb_cli.sources.bounds.json_limits import refuse_large_json
 from posemb_cli.sources.bounds.limits import (
     MAX_COUNT,
@@ -25,8 +25,9 @@ from posemb_cli.sources.bounds.limits import (
     require_memory,
 )
 
-__all__ = ["FORMAT_HINT", "NPY_MAGIC", "IdsBytes", "read_ids_input"]
+__all__ = ["FORMAT_HINT", "KEY", "NPY_MAGIC", "IdsBytes", "read_ids_input"]
 
+KEY = "ids"  # the request's key an ids input is given under (a refusal names it as the user gave it)
 NPY_MAGIC = b"\x93NUMPY"
 FORMAT_HINT = "a JSON list of lists of integers or an .npy integer array"
 _MAX_NPY_HEADER = 2**16
@@ -47,18 +48,18 @@ def read_ids_input(source: str, stdin: BinaryIO | None = None) -> IdsBytes:
     if source == "-":
         return _read_stream("stdin", _stdin_stream(stdin), size=None)
     if not source:
-        raise PosembError(f"--ids needs a file path, or '-' for stdin; give {FORMAT_HINT}")
+        raise ValueRefusal(KEY, None, f"needs a file path, or '-' for stdin; give {FORMAT_HINT}", lead=" ")
     if not os.path.exists(source):
-        raise PosembError(f"--ids {source}: no such file; give {FORMAT_HINT}, or '-' for stdin")
+        raise FileError(source, f"no such file; give {FORMAT_HINT}, or '-' for stdin", key=KEY)
     if os.path.isdir(source):
-        raise PosembError(f"--ids {source}: is a directory; give {FORMAT_HINT}")
+        raise FileError(source, f"is a directory; give {FORMAT_HINT}", key=KEY)
     try:
         with open(source, "rb") as stream:
             stat = os.fstat(stream.fileno())
             regular = stat.st_mode & 0o170000 == 0o100000
             return _read_stream(source, stream, size=stat.st_size if regular else None)
     except OSError as exc:
-        raise PosembError(f"--ids {source}: cannot be read ({exc.strerror or exc})") from None
+        raise FileError(source, f"cannot be read ({exc.strerror or exc})", key=KEY) from None
 
 
 def _stdin_stream(stdin: BinaryIO | None) -> BinaryIO:
@@ -66,13 +67,15 @@ def _stdin_stream(stdin: BinaryIO | None) -> BinaryIO:
         return stdin
     stream = sys.stdin
     if stream is None or getattr(stream, "closed", False) or not hasattr(stream, "buffer"):
-        raise PosembError("--ids -: stdin is closed; pipe a batch in, e.g. posemb compare --ids - < ids.json")
+        raise FileError("-", f"stdin is closed; pipe a batch in, e.g. posemb compare {option(KEY)} - < ids.json",
+                        key=KEY)
     try:
         terminal = stream.isatty()
     except (OSError, ValueError):
         terminal = False
     if terminal:
-        raise PosembError("--ids -: stdin is a terminal; pipe a batch in, e.g. posemb compare --ids - < ids.json")
+        raise FileError("-", f"stdin is a terminal; pipe a batch in, e.g. posemb compare {option(KEY)} - < ids.json",
+                        key=KEY)
     return stream.buffer
 
 
@@ -89,52 +92,50 @@ def _read_exact(stream: BinaryIO, count: int) -> bytes:
 
 
 def _read_stream(name: str, stream: BinaryIO, *, size: int | None) -> IdsBytes:
-    what = f"--ids {name}"
     try:
         head = _read_exact(stream, len(NPY_MAGIC))
     except (OSError, ValueError) as exc:
-        raise PosembError(f"{what}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+        raise FileError(name, f"cannot be read ({getattr(exc, 'strerror', None) or exc})", key=KEY) from None
     if not head:
-        raise PosembError(f"{what}: is empty; give {FORMAT_HINT}")
+        raise FileError(name, f"is empty; give {FORMAT_HINT}", key=KEY)
     if head == NPY_MAGIC:
         return _read_npy(name, stream, size=size)
     if size is not None and size > MAX_JSON_BYTES:
-        raise refuse_large_json(what, size)
+        raise refuse_large_json(name, size, key=KEY)
     data = head + _read_exact(stream, MAX_JSON_BYTES + 1 - len(head))
     if len(data) > MAX_JSON_BYTES:
-        raise refuse_large_json(what, None)
+        raise refuse_large_json(name, None, key=KEY)
     return IdsBytes(name, data)
 
 
 def _read_npy(name: str, stream: BinaryIO, *, size: int | None) -> IdsBytes:
-    what = f"--ids {name}"
     version = _read_exact(stream, 2)
     if len(version) < 2 or version[0] not in (1, 2, 3):
-        raise PosembError(f"{what}: not a readable .npy array (unknown format version)")
+        raise FileError(name, "not a readable .npy array (unknown format version)", key=KEY)
     expected = 2 if version[0] == 1 else 4
     length_bytes = _read_exact(stream, expected)
     if len(length_bytes) != expected:
-        raise PosembError(f"{what}: not a readable .npy array (truncated header)")
+        raise FileError(name, "not a readable .npy array (truncated header)", key=KEY)
     header_len = struct.unpack("<H" if len(length_bytes) == 2 else "<I", length_bytes)[0]
     if header_len > _MAX_NPY_HEADER:
-        raise PosembError(f"{what}: not a readable .npy array (header of {header_len} bytes)")
+        raise FileError(name, f"not a readable .npy array (header of {header_len} bytes)", key=KEY)
     header = _read_exact(stream, header_len)
-    shape, dtype, fortran = _parse_npy_header(what, header)
+    shape, dtype, fortran = _parse_npy_header(name, header)
     count = math.prod(shape)
     nbytes = count * dtype.itemsize
     offset = len(NPY_MAGIC) + 2 + len(length_bytes) + header_len
     if size is not None and size - offset < nbytes:
-        raise PosembError(f"{what}: truncated: the header declares {list(shape)} {dtype} ({format_bytes(nbytes)}) "
-                          f"but the file holds {format_bytes(max(0, size - offset))} of data")
-    require_memory(what, nbytes + count * _INT64, detail=f"{list(shape)} {dtype} and its int64 copy")
+        raise FileError(name, f"truncated: the header declares {list(shape)} {dtype} ({format_bytes(nbytes)}) but the "
+                              f"file holds {format_bytes(max(0, size - offset))} of data", key=KEY)
+    require_memory(name, nbytes + count * _INT64, detail=f"{list(shape)} {dtype} and its int64 copy", key=KEY)
     data = _read_exact(stream, nbytes)
     if len(data) < nbytes:
-        raise PosembError(f"{what}: truncated: the header declares {format_bytes(nbytes)} of data, "
-                          f"the input holds {format_bytes(len(data))}")
+        raise FileError(name, f"truncated: the header declares {format_bytes(nbytes)} of data, the input holds "
+                              f"{format_bytes(len(data))}", key=KEY)
     return IdsBytes(name, data, npy=(shape, dtype, fortran))
 
 
-def _parse_npy_header(what: str, header: bytes):
+def _parse_npy_header(name: str, header: bytes):
     import numpy as np
 
     try:
@@ -142,10 +143,10 @@ def _parse_npy_header(what: str, header: bytes):
         shape, fortran = tuple(fields["shape"]), bool(fields["fortran_order"])
         dtype = np.dtype(fields["descr"])
     except Exception as exc:  # noqa: BLE001 - a malformed header fails literal_eval and np.dtype in many ways
-        raise PosembError(f"{what}: not a readable .npy array (bad header: {brief(exc)})") from None
+        raise FileError(name, f"not a readable .npy array (bad header: {brief(exc)})", key=KEY) from None
     if dtype.kind not in "iu" or dtype.hasobject:
-        raise PosembError(f"{what}: .npy dtype {dtype} is not an integer type")
+        raise FileError(name, f".npy dtype {dtype} is not an integer type", key=KEY)
     if len(shape) not in (1, 2) or not all(isinstance(n, int) and 0 <= n <= MAX_COUNT for n in shape):
-        raise PosembError(f"{what}: .npy array has shape {list(shape)}; a (batch, seq_len) array, or one row of "
-                          "ids (seq_len,), is needed")
+        raise FileError(name, f".npy array has shape {list(shape)}; a (batch, seq_len) array, or one row of ids "
+                              "(seq_len,), is needed", key=KEY)
     return shape, dtype, fortran

@@ -82,20 +82,22 @@ def parse_bytes(data: bytes) -> int:
             + per_byte * len(data))
 
 
-def refuse_large_json(what: str, size: int | None) -> FileError:
-    """The refusal for JSON past MAX_JSON_BYTES; ``size`` None means a stream that went past it."""
+def refuse_large_json(what: str, size: int | None, *, key: str | None = None) -> FileError:
+    """The refusal for JSON past MAX_JSON_BYTES; ``size`` None means a stream that went past it; ``key``: the request's
+    key of an input that is no model's file."""
     amount = format_bytes(size) if size is not None else f"more than {format_bytes(MAX_JSON_BYTES)}"
     parse = format_bytes((size or MAX_JSON_BYTES) * JSON_EXPANSION)
     return FileError(what, f"{amount} of JSON is over the {format_bytes(MAX_JSON_BYTES)} limit (parsing it would "
-                           f"need {'about' if size is not None else 'more than'} {parse})")
+                           f"need {'about' if size is not None else 'more than'} {parse})", key=key)
 
 
-def parse_json(data: bytes, what: str, *, hint: str = "") -> object:
+def parse_json(data: bytes, what: str, *, hint: str = "", key: str | None = None) -> object:
     """Parse ``data`` (UTF-8, a byte-order mark allowed) after checking its depth.
 
     Args:
-        what: the file to name in a refusal (or, for an input that is no model's file, its flag and file).
+        what: the file to name in a refusal.
         hint: what a readable file holds, added to the refusal of unreadable bytes.
+        key: for an input that is no model's file, the request's key it was given under (``ids``).
 
     Raises:
         FileError: its objects would not fit in the memory free (beside torch's libraries, under an
@@ -104,29 +106,29 @@ def parse_json(data: bytes, what: str, *, hint: str = "") -> object:
     """
     needed = parse_bytes(data)
     detail = f"parsing {format_bytes(len(data))} of JSON into Python objects"
-    require_memory(what, needed, detail=detail)
-    _require_room_beside_torch(what, needed, detail)
+    require_memory(what, needed, detail=detail, key=key)
+    _require_room_beside_torch(what, needed, detail, key)
     depth = json_depth(data)
     if depth > MAX_JSON_DEPTH:
-        raise FileError(what, f"JSON nested {depth} levels deep; at most {MAX_JSON_DEPTH} levels are read")
+        raise FileError(what, f"JSON nested {depth} levels deep; at most {MAX_JSON_DEPTH} levels are read", key=key)
     try:
         return json.loads(data.decode("utf-8-sig"))
     except MemoryError:
         raise FileError(what, f"reading it ran out of memory ({detail}, estimated at about {format_bytes(needed)}); "
-                              "give a smaller file") from None
+                              "give a smaller file", key=key) from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # ValueError: JSONDecodeError, an int too long
         detail = hint or f"not readable JSON ({brief(exc)})"
-        raise FileError(what, detail) from None
+        raise FileError(what, detail, key=key) from None
 
 
-def _require_room_beside_torch(what: str, needed: int, detail: str) -> None:
+def _require_room_beside_torch(what: str, needed: int, detail: str, key: str | None) -> None:
     """Refuse when the parsed objects and the libraries ``import torch`` will map pass this process's own limit."""
     room, reserve = process_headroom(), torch_import_reserve()
     if room is None or not reserve or needed + reserve <= room[0]:
         return
     raise FileError(what, f"reading it needs about {format_bytes(needed)} ({detail}), kept while torch's libraries "
                           f"are mapped beside it ({format_bytes(reserve)}), but {format_bytes(room[0])} is left under "
-                          f"{room[1]}; give a smaller file")
+                          f"{room[1]}; give a smaller file", key=key)
 
 
 def read_json_file(path: str, what: str) -> object:

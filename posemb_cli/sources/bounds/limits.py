@@ -89,14 +89,15 @@ def cpu_available_bytes() -> int | None:
     return min(bounds) if bounds else None
 
 
-def require_memory(what: str, needed: int, *, detail: str = "", about: str = "") -> None:
+def require_memory(what: str, needed: int, *, detail: str = "", about: str = "", key: str | None = None) -> None:
     """Refuse (``FileError`` about ``what``) when reading it needs more memory than is free.
 
     Args:
-        what: the file to name (or, for an input that is no model's file, its flag and file: ``--ids ids.npy``).
+        what: the file to name.
         needed: bytes the read and its first copy take.
         detail: what the estimate is made of, e.g. ``[1048576, 16384] float32``.
         about: the part of the file read, e.g. ``tensor 'wpe.weight'``.
+        key: for an input that is no model's file, the request's key it was given under (``ids``).
     """
     free = cpu_available_bytes()
     if free is not None and needed > free:
@@ -105,7 +106,7 @@ def require_memory(what: str, needed: int, *, detail: str = "", about: str = "")
         left = (f"{format_bytes(free)} is left under {room[1]}" if room is not None and room[0] <= free
                 else f"{format_bytes(free)} is free")
         raise FileError(what, f"{about + ': ' if about else ''}reading it needs about {format_bytes(needed)}"
-                              f"{made_of} but {left}; give a smaller file")
+                              f"{made_of} but {left}; give a smaller file", key=key)
 
 
 def require_mapping(what: str, size: int) -> None:
