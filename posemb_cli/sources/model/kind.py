@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from posemb_cli.errors import FileError, PosembError
+from posemb_cli.errors import FileError, PosembError, option
 from posemb_cli.sources.model import families as fam
 
 _ROPE_FIELDS = ("rope_theta", "rope_scaling", "rope_parameters", "rotary_pct", "rotary_emb_base",
@@ -89,7 +89,8 @@ class ModelKind:
             pad = _int(self.fields.get("pad_token_id")) if self.fields.get("pad_token_id") != 0 else 0
             if pad is None:
                 raise PosembError(f"{self.origin}: {model_type} positions start after padding_idx, but "
-                                  f"pad_token_id is {self.fields.get('pad_token_id')!r}; give --position-offset")
+                                  f"pad_token_id is {self.fields.get('pad_token_id')!r}; give "
+                                  f"{option('position_offset')}")
             return pad + 1, f"{model_type}: positions start after padding_idx {pad} (config.json pad_token_id)"
         if model_type in fam.OFFSET_TWO_FAMILIES:
             return 2, f"{model_type}: learned positions carry an offset of 2 (config.json)"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from posemb_cli.errors import FileError, PosembError, brief
+from posemb_cli.errors import FileError, ValueRefusal, brief, option
 from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT, require_memory
 from posemb_cli.sources.model.families import POSITION_NAMES, TOKEN_NAMES
 from posemb_cli.sources.model.kind import ModelKind, classify_config, classify_tensors
@@ -90,9 +90,10 @@ def find_position_key(tensors: TensorFile, key: str | None) -> str:
     if key is not None:
         if key not in tensors.shapes:
             candidates = [n for n in tensors.shapes if _matches(n, POSITION_NAMES)] or list(tensors.shapes)
-            raise PosembError(f"--key {key!r}: no such tensor in {tensors.path}; candidates: {_listing(candidates)}")
+            raise ValueRefusal("key", repr(key), f"no such tensor in {tensors.path}; candidates: "
+                                                 f"{_listing(candidates)}")
         if _matrix_shape(tensors.shapes[key]) is None:
-            raise PosembError(f"--key {key!r}: shape {list(tensors.shapes[key])} is not a (rows, dim) table")
+            raise ValueRefusal("key", repr(key), f"shape {list(tensors.shapes[key])} is not a (rows, dim) table")
         return key
     if tensors.kind == "npy":
         name, shape = next(iter(tensors.shapes.items()))
@@ -101,13 +102,13 @@ def find_position_key(tensors: TensorFile, key: str | None) -> str:
         return name
     found = position_tables(tensors)
     if not found:
-        raise FileError(tensors.path, f"no position table found under the known names "
-                                      f"({', '.join(POSITION_NAMES[:4])}, ...); pick one with --key NAME from: "
-                                      f"{_listing(tensors.shapes)}; RoPE and ALiBi models keep no table: pass their "
-                                      "config.json with --config")
+        raise FileError(tensors.path, f"no position table found under the known names ({', '.join(POSITION_NAMES[:4])}"
+                                      f", ...); pick one with {option('key')} NAME from: {_listing(tensors.shapes)}; "
+                                      "RoPE and ALiBi models keep no table: pass their config.json with "
+                                      f"{option('model_config')}")
     if len(found) > 1:
         raise FileError(tensors.path, f"several position tables: {_listing(found)}; "
-                                      f"pick one with --key NAME")
+                                      f"pick one with {option('key')} NAME")
     return found[0]
 
 
@@ -160,10 +161,11 @@ def refuse_token_key(tensors: TensorFile, key: str, vocab: int | None) -> None:
         return
     rows = tensors.shapes[key][-2]  # find_position_key checked that it is a (rows, dim) table
     if _matches(key, TOKEN_NAMES):
-        raise PosembError(f"--key {key!r} is the token table ({rows} rows, one per token), not a position table")
+        raise ValueRefusal("key", repr(key), f"is the token table ({rows} rows, one per token), not a position "
+                                             "table", lead=" ")
     if vocab is not None and rows == vocab:
-        raise PosembError(f"--key {key!r} has {rows} rows, the vocabulary size: it is a token table, "
-                          f"not a position table")
+        raise ValueRefusal("key", repr(key), f"has {rows} rows, the vocabulary size: it is a token table, not a "
+                                             "position table", lead=" ")
 
 
 def token_table(tensors: TensorFile, position_key: str, dim: int,
@@ -223,8 +225,8 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
     else:
         offset, reason = position_offset, "set by --position-offset"
         if not 0 <= offset <= stored_rows - 2:
-            raise PosembError(f"--position-offset {brief(offset, 40)}: must be in [0, {stored_rows - 2}] "
-                              f"for the {stored_rows}-row table {name!r}")
+            raise ValueRefusal("position_offset", brief(offset, 40), f"must be in [0, {stored_rows - 2}] for the "
+                                                                     f"{stored_rows}-row table {name!r}")
     if name in tensors.nbytes:  # sized from the file's header before a byte of it is read
         require_memory(path, tensors.nbytes[name] + stored_rows * dim * 8, about=f"tensor {name!r}",
                        detail=f"[{stored_rows}, {dim}] as stored and a copy")

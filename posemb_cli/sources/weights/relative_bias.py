@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from posemb_cli.errors import FileError, PosembError
+from posemb_cli.errors import FileError, ValueRefusal
 from posemb_cli.sources.model.families import RELATIVE_BIAS_NAMES
 from posemb_cli.sources.model.kind import ModelKind, first_field
 from posemb_cli.sources.weights.position_table import token_table
@@ -111,7 +111,7 @@ def read_relative_bias(path: str, tensors: TensorFile, kind: ModelKind, *, key: 
                               "pass the model directory")
     keys = bias_keys(tensors)
     if key is not None and key not in keys:
-        raise PosembError(f"--key {key!r}: not a relative-attention bias of {path}; choose from {', '.join(keys)}")
+        raise ValueRefusal("key", repr(key), f"not a relative-attention bias of {path}; choose from {', '.join(keys)}")
     if not keys:
         raise FileError(path, "no relative_attention_bias.weight in the weights")
     name = key or keys[0]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 from posemb_cli.core.schemes.table import TablePositionalEmbedding
+from posemb_cli.request.words import worded
 from posemb_cli.run.config import PosembError
 from posemb_cli.sources.weights.position_table import load_checkpoint
 
@@ -163,7 +164,7 @@ def test_ambiguous_missing_or_bad_keys(tmp_path, tensors, key, needle):
     path = save_safetensors(tmp_path / "m.safetensors", tensors)
     with pytest.raises(PosembError) as info:
         load_checkpoint(path, key=key)
-    assert needle in str(info.value)
+    assert needle in worded(info.value)  # as the command line names the option
     if "several" in needle:
         assert "decoder.embed_positions.weight" in str(info.value)
         assert "encoder.embed_positions.weight" in str(info.value)
@@ -193,8 +194,9 @@ def test_unreadable_files(tmp_path, make, needle):
 
 def test_offset_out_of_range(tmp_path):
     path = save_safetensors(tmp_path / "m.safetensors", {"wpe.weight": np.zeros((8, 4), np.float32)})
-    with pytest.raises(PosembError, match=r"--position-offset 7: must be in \[0, 6\]"):
+    with pytest.raises(PosembError) as info:
         load_checkpoint(path, position_offset=7)
+    assert worded(info.value).startswith("--position-offset 7: must be in [0, 6]")
 
 
 def test_table_scheme_follows_the_protocol():
