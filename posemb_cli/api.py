@@ -199,11 +199,12 @@ def extend(path: str, *, to: int, **flags: Unpack[ExtendFlags]) -> ExtendReport:
     or ``ids`` (a file) measures each candidate on the model at ``to`` tokens (the ``measure`` extra), with
     ``device`` and ``dtype``; the report then holds the measurement beside the prediction.
     """
+    from posemb_cli.commands.extend.request import extend_request
     from posemb_cli.commands.extend.run import extend_command
 
     chosen = _flags("extend", {**flags, "model": path, "to": to})
     _check_plot(chosen)
-    report = extend_command(chosen)
+    report = extend_command(extend_request(chosen))
     _plot(chosen, report)
     return report
 

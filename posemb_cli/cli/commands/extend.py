@@ -26,13 +26,14 @@ def extend(context: typer.Context, **flags: Any) -> None:
     Example: posemb extend SmolLM2-135M-Instruct.Q4_1.gguf --to 16384 \\
                --text book.txt --plot loss.png
     """
+    from posemb_cli.commands.extend.request import extend_request
     from posemb_cli.commands.extend.run import extend_command
 
     chosen = opt.command_flags(context, flags)
     plot = chosen["plot"]
     check_plot_flag(plot)
     with run_progress("reading the model") as progress:
-        report = extend_command(chosen, progress=progress)
+        report = extend_command(extend_request(chosen), progress=progress)
     if plot is not None:
         from posemb_cli.commands.extend.plot import write_extend_plot
 
