@@ -168,9 +168,10 @@ def padding(**flags: Unpack[PaddingFlags]) -> PaddingReport:
 @_speaks
 def doctor(path: str, **flags: Unpack[DoctorFlags]) -> DoctorReport:
     """``posemb doctor MODEL``: findings about a model's position setup (MODEL as ``inspect_model`` takes it)."""
+    from posemb_cli.commands.doctor.request import doctor_request
     from posemb_cli.commands.doctor.run import doctor_command
 
-    return doctor_command(_flags("doctor", {**flags, "model": path}))
+    return doctor_command(doctor_request(_flags("doctor", {**flags, "model": path})))
 
 
 @_speaks
@@ -180,11 +181,12 @@ def heads(path: str, **flags: Unpack[HeadsFlags]) -> HeadsReport:
 
     ``distances`` (a list of ints, or the CLI's comma string) chooses the kernel's distances.
     """
+    from posemb_cli.commands.heads.request import heads_request
     from posemb_cli.commands.heads.run import heads_command
 
     chosen = _flags("heads", {**flags, "model": path})
     _check_plot(chosen)
-    report = heads_command(chosen)
+    report = heads_command(heads_request(chosen))
     _plot(chosen, report)
     return report
 

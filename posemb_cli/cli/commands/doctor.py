@@ -32,11 +32,12 @@ def doctor(context: typer.Context, **flags: Any) -> None:
     if flags["json"] and opt.typed(context, "output_format") and chosen_format != "json":
         raise PosembError(f"--json and --format {chosen_format} ask for two outputs; give one "
                           "(--json is --format json)")
+    from posemb_cli.commands.doctor.request import doctor_request
     from posemb_cli.commands.doctor.run import doctor_command
 
     chosen = opt.command_flags(context, {name: value for name, value in flags.items() if name != "output_format"})
     with run_progress("checking the position setup"):
-        report = doctor_command(chosen)
+        report = doctor_command(doctor_request(chosen))
     if chosen_format == "github":
         from posemb_cli.commands.doctor.render import github_annotations
 

@@ -20,13 +20,14 @@ def heads(context: typer.Context, **flags: Any) -> None:
     Example: posemb heads SmolLM2-135M-Instruct.Q4_1.gguf
     Example: posemb heads meta-llama/Llama-3.1-8B --distances 0,1,8,4096 --json
     """
+    from posemb_cli.commands.heads.request import heads_request
     from posemb_cli.commands.heads.run import heads_command
 
     chosen = opt.command_flags(context, flags)
     plot = chosen["plot"]
     check_plot_flag(plot)
     with run_progress("reading the model") as progress:
-        report = heads_command(chosen, progress=progress)
+        report = heads_command(heads_request(chosen), progress=progress)
     if plot is not None:
         from posemb_cli.commands.heads.plot import write_heads_plot
 
