@@ -152,9 +152,10 @@ def order(**flags: Unpack[OrderFlags]) -> OrderReport:
 @_speaks
 def precision(**flags: Unpack[PrecisionFlags]) -> PrecisionReport:
     """``posemb precision``: where a 16-bit position signal collapses (``model_config=`` for a real model)."""
+    from posemb_cli.commands.precision.request import precision_request
     from posemb_cli.commands.precision.run import precision_command
 
-    return precision_command(_flags("precision", dict(flags)))
+    return precision_command(precision_request(_flags("precision", dict(flags))))
 
 
 @_speaks

@@ -20,11 +20,12 @@ def precision(context: typer.Context, **flags: Any) -> None:
     Example: posemb precision Llama-3.1-8B/config.json --dtypes bfloat16
     Example: posemb precision ollama:gemma3:270m
     """
+    from posemb_cli.commands.precision.request import precision_request
     from posemb_cli.commands.precision.run import precision_command
 
     chosen = opt.command_flags(context, flags)
     with run_progress("precision") as progress:
-        report = precision_command(chosen, progress=progress)
+        report = precision_command(precision_request(chosen), progress=progress)
     emit(report, chosen["json"], view=_view)
 
 

@@ -1,20 +1,16 @@
-"""`precision`: a rope or sinusoidal signal held in each dtype, native and cast, against float64."""
+"""`precision`: a rope or sinusoidal signal held in each dtype, native and cast, against float64, run from its checked
+request."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 
 from posemb_cli.commands.precision.report import PrecisionReport
+from posemb_cli.commands.precision.request import PrecisionRequest
 from posemb_cli.core.progress import Progress, or_silent
 from posemb_cli.errors import PosembError
-from posemb_cli.request.flags import Flags, refuse_scaling_without_factor
-from posemb_cli.request.model import model_flags
 from posemb_cli.run.models.model_source import as_argument, said, speaking_of, with_resolved
 from posemb_cli.sources.naming.model_file import ModelFile
-
-_ROPE_FLAGS = ("head_dim", "rope_scaling", "rope_factor", "original_ctx", "beta_fast", "beta_slow",
-               "low_freq_factor", "high_freq_factor")
 
 __all__ = ["precision_command"]
 
@@ -52,57 +48,19 @@ def _rope_model(model: ModelFile):
     return real.rope, real.source()
 
 
-def precision_command(flags: Flags, *, progress: Progress | None = None) -> PrecisionReport:
-    flags, named = model_flags(flags)
+def precision_command(request: PrecisionRequest, *, progress: Progress | None = None) -> PrecisionReport:
+    from posemb_cli.commands.precision.measure import run_model_precision, run_precision
+
+    named = request.model
     with speaking_of(named):
-        report = _precision(flags, named, progress)
+        if named is not None:
+            model, source = _rope_model(named)
+            or_silent(progress).stage(f"rope: every RoPE set, dtype and recipe, over positions 0..{model.ctx - 1:,}")
+            report = run_model_precision(model, request.dtypes, source=source)
+        else:
+            config = request.config
+            assert config is not None  # a scheme built from flags
+            or_silent(progress).stage(f"{request.scheme}: every dtype, both recipes, over positions "
+                                      f"0..{config.ctx - 1:,}")
+            report = run_precision(config, request.scheme, request.dtypes)
     return with_resolved(report, named)
-
-
-def _precision(flags: Flags, named: ModelFile | None, progress: Progress | None) -> PrecisionReport:
-    from posemb_cli.commands.precision.measure import (
-        PRECISION_SCHEMES,
-        parse_dtypes,
-        run_model_precision,
-        run_precision,
-    )
-    from posemb_cli.core.settings import EmbeddingConfig
-    from posemb_cli.run.config import require_finite, require_positive_int
-    from posemb_cli.run.position_config import with_position_settings
-
-    scheme = flags["scheme"]
-    if scheme not in PRECISION_SCHEMES:
-        raise PosembError(f"--scheme {scheme!r}: precision measures {' or '.join(PRECISION_SCHEMES)}")
-    dim, ctx, base = flags["dim"], flags["ctx"], flags["base"]
-    model_config, checkpoint = flags["model_config"], flags["checkpoint"]
-    names = parse_dtypes(flags["dtypes"])
-    typed = [name for name in _ROPE_FLAGS if flags.given(name)]
-    if model_config is not None or checkpoint is not None:
-        if model_config is not None and checkpoint is not None:
-            raise PosembError("--checkpoint and --config cannot be combined: give one model")
-        assert named is not None  # one of the two was given
-        for name in ("dim", "ctx", "base", "scheme", *typed):
-            if flags.given(name):
-                flag = "--" + name.replace("_", "-")
-                raise PosembError(f"{flag} conflicts with {said(named, named.path)}, which sets it; leave {flag} out")
-        model, source = _rope_model(named)
-        or_silent(progress).stage(f"rope: every RoPE set, dtype and recipe, over positions 0..{model.ctx - 1:,}")
-        return run_model_precision(model, names, source=source)
-    else:
-        require_positive_int("--dim", dim)
-        require_positive_int("--ctx", ctx)
-        if ctx < 2:
-            raise PosembError(f"--ctx must be at least 2: a collapse compares neighbouring positions, got {ctx}")
-        require_finite("--base", base)
-        if base <= 1:
-            raise PosembError(f"--base must be above 1, got {base!r}")
-        if scheme != "rope" and typed:
-            flag = "--" + typed[0].replace("_", "-")
-            raise PosembError(f"{flag} applies to --scheme rope only")
-        refuse_scaling_without_factor(flags)
-        config = with_position_settings(EmbeddingConfig(dim=dim, ctx=ctx, base=float(base)), schemes=(scheme,),
-                                        **{name: flags[name] for name in _ROPE_FLAGS})
-        if scheme != "rope":
-            config = dataclasses.replace(config, head_dim=None)
-    or_silent(progress).stage(f"{scheme}: every dtype, both recipes, over positions 0..{config.ctx - 1:,}")
-    return run_precision(config, scheme, names)
