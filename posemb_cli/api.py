@@ -144,9 +144,10 @@ def compare(**flags: Unpack[CompareFlags]) -> CompareReport:
 @_speaks
 def order(**flags: Unpack[OrderFlags]) -> OrderReport:
     """``posemb order``: attention without position cannot tell a batch from its permutation."""
+    from posemb_cli.commands.order.request import order_request
     from posemb_cli.commands.order.run import order_command
 
-    return order_command(_flags("order", dict(flags)))
+    return order_command(order_request(_flags("order", dict(flags))))
 
 
 @_speaks
@@ -161,9 +162,10 @@ def precision(**flags: Unpack[PrecisionFlags]) -> PrecisionReport:
 @_speaks
 def padding(**flags: Unpack[PaddingFlags]) -> PaddingReport:
     """``posemb padding``: left padding with naive and mask-derived position ids (or a real model's signal)."""
+    from posemb_cli.commands.padding.request import padding_request
     from posemb_cli.commands.padding.run import padding_command
 
-    return padding_command(_flags("padding", dict(flags)))
+    return padding_command(padding_request(_flags("padding", dict(flags))))
 
 
 @_speaks

@@ -18,11 +18,12 @@ def order(context: typer.Context, **flags: Any) -> None:
     \b
     Example: posemb order --schemes none,sinusoidal,rope,alibi --seq-len 16
     """
+    from posemb_cli.commands.order.request import order_request
     from posemb_cli.commands.order.run import order_command
 
     chosen = opt.command_flags(context, flags)
     with run_progress("permuted tokens") as progress:
-        report = order_command(chosen, progress=progress)
+        report = order_command(order_request(chosen), progress=progress)
     emit(report, chosen["json"], view=_view)
 
 

@@ -20,11 +20,12 @@ def padding(context: typer.Context, **flags: Any) -> None:
     Example: posemb padding Llama-3.1-8B/config.json --pad 64
     Example: posemb padding Qwen/Qwen2.5-0.5B   (from the Hugging Face cache)
     """
+    from posemb_cli.commands.padding.request import padding_request
     from posemb_cli.commands.padding.run import padding_command
 
     chosen = opt.command_flags(context, flags)
     with run_progress("left padding") as progress:
-        report = padding_command(chosen, progress=progress)
+        report = padding_command(padding_request(chosen), progress=progress)
     emit(report, chosen["json"], view=_view)
 
 
