@@ -10,28 +10,34 @@ gives its own L only.
 For each case: the measured change within T and beyond T (nats, against the unscaled model's mean loss
 within T on the same ids, the probe spans left out) and the features of ``measures.loss_prediction``
 (pair weights: the heads' mean pair shares, as ``posemb heads`` measures them on the same GGUF). The
-coefficients are fitted by non-negative least squares on both changes at once; the check leaves one text
+coefficients are fitted by non-negative least squares on both changes at once; then, with a, b and c held, each
+scaling type's correction δ (``KINDS``; of either sign, in both changes, times ``type_strength``: 2 (1 - 1/s) at
+the case's stretch s). The record holds that fit, and the fit without corrections under ``uncorrected``, each
+with its mean residual per type. The check leaves one text
 out (fit on the others, predict it), and, within each (text, L), compares the predicted and measured
 order of the window's mean loss (Spearman's rho, the same best candidate, and whether each measured change
 lies in the predicted interval: the fitted value plus or minus the 90th percentile of the fit's absolute
 residuals).
 
-    PYTHONPATH=. .venv/bin/python benchmarks/calibration_fit.py --json benchmarks/recorded_calibration_fit.json
+    PYTHONPATH=.:benchmarks .venv/bin/python benchmarks/calibration_fit.py --runs benchmarks/calibration_clean \
+        --json benchmarks/recorded_calibration_fit.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import numpy as np
-from posemb_cli.measures.loss_prediction import NEAR, features
+from posemb_cli.measures.loss_prediction import NEAR, features, type_strength
 from posemb_cli.measures.rank_agreement import rank_agreement
 
 from record import SMOLLM2 as MODEL
 
 TRAINED = 8192
+KINDS = ("linear", "ntk", "dynamic", "yarn", "llama3")  # the scaling types with a fitted correction (none: 0)
 PREFIXES = (10_240, 12_288, 14_336, 16_384, 20_480, 24_576)
 COVERAGE = 0.9
 
@@ -81,29 +87,60 @@ def cases(folder: Path, weights: np.ndarray, near: int) -> list[dict]:
     return out
 
 
-def design(rows: list[dict]) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
-    """The least-squares system: a row per (case, within | beyond) over columns a, b, c, then one intercept per
-    (text, L) for the beyond rows (what that text's positions past T lose or gain with no damage)."""
+def kind(scaling: str) -> str:
+    """A run's scaling type: its label less the factor (``llama3_2`` -> llama3, ``yarn1.5`` -> yarn)."""
+    return re.sub(r"_?[0-9.]+$", "", scaling)
+
+
+def stretch(row: dict) -> float:
+    """The stretch a case's candidate applies: its factor (``yarn1.5`` -> 1.5), for dynamic NTK f L / T - (f - 1)
+    at the run's length (it sets its frequencies by the window's)."""
+    factor = float(re.findall(r"[0-9.]+$", row["scaling"])[0]) if row["scaling"] != "none" else 1.0
+    if kind(row["scaling"]) == "dynamic":
+        return max(1.0, factor * row["run"] / TRAINED - (factor - 1.0))
+    return factor
+
+
+def strength(row: dict) -> float:
+    """What a type's correction is multiplied by in a case (``type_strength``: 0 at a stretch of 1, 1 at 2)."""
+    return type_strength(stretch(row))
+
+
+def design(rows: list[dict], corrected: bool) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
+    """The least-squares system: a row per (case, within | beyond) over columns a, b, c, then (``corrected``) one
+    correction per scaling type of ``KINDS`` in both rows (what the features miss of that type: a nats offset of
+    either sign), then one intercept per (text, L) for the beyond rows (what that text's positions past T lose or
+    gain with no damage)."""
     groups = sorted({(row["text"], row["length"], row["run"]) for row in rows})
+    kinds = KINDS if corrected else ()
     matrix, target = [], []
     for row in rows:
-        matrix.append([row["displacement"], 0.0, row["temperature"]] + [0.0] * len(groups))
+        own = [strength(row) if kind(row["scaling"]) == name else 0.0 for name in kinds]
+        matrix.append([row["displacement"], 0.0, row["temperature"]] + own + [0.0] * len(groups))
         target.append(row["within"])
         intercept = [1.0 if group == (row["text"], row["length"], row["run"]) else 0.0 for group in groups]
-        matrix.append([row["displacement"], row["extrapolation"], row["temperature"]] + intercept)
+        matrix.append([row["displacement"], row["extrapolation"], row["temperature"]] + own + intercept)
         target.append(row["beyond"])
     return np.asarray(matrix), np.asarray(target), groups
 
 
-def fit(rows: list[dict]) -> tuple[np.ndarray, float, float, float]:
-    """Non-negative a, b, c; e, the mean of the groups' intercepts; the interval's half-widths within and beyond
-    (the 90th percentile of the fit's absolute residuals within; beyond, with the intercepts' spread)."""
+def fit(rows: list[dict], corrected: bool) -> tuple[dict, float, float]:
+    """Non-negative a, b, c; (``corrected``) then, with a, b and c held, each type's correction (of either sign:
+    the nats the features leave at a stretch of 2, ``type_strength``); e, the mean of the groups' intercepts; the
+    interval's half-widths within and beyond (the 90th percentile of the fit's absolute residuals
+    within; beyond, with the intercepts' spread)."""
     import itertools
 
-    matrix, target, groups = design(rows)
+    matrix, target, groups = design(rows, corrected)
+    kinds = KINDS if corrected else ()
     best, best_error = np.zeros(matrix.shape[1]), np.inf
     free = list(range(3, matrix.shape[1]))
-    for kept in itertools.product((False, True), repeat=3):  # which of a, b, c are free (the rest held at 0)
+    if corrected:  # two stages: the features' a, b, c as fitted without corrections, then what they leave per type
+        plain, _, _ = fit(rows, False)
+        held = np.asarray([plain["a"], plain["b"], plain["c"]])
+        rest, *_ = np.linalg.lstsq(matrix[:, 3:], target - matrix[:, :3] @ held, rcond=None)
+        best, best_error = np.concatenate([held, rest]), 0.0
+    for kept in itertools.product((False, True), repeat=3) if not corrected else ():
         columns = [i for i, keep in enumerate(kept) if keep] + free
         solution, *_ = np.linalg.lstsq(matrix[:, columns], target, rcond=None)
         if np.any(solution[: len(columns) - len(free)] < 0):
@@ -113,26 +150,31 @@ def fit(rows: list[dict]) -> tuple[np.ndarray, float, float, float]:
         error = float(np.sum((matrix @ full - target) ** 2))
         if error < best_error:
             best, best_error = full, error
-    intercepts = best[3:]
+    intercepts = best[3 + len(kinds):]
     residuals = np.abs(matrix @ best - target)
     within = float(np.quantile(residuals[0::2], COVERAGE))
     spread = np.abs(intercepts - intercepts.mean())
     beyond = float(np.quantile(residuals[1::2], COVERAGE) + np.quantile(spread, COVERAGE))
-    return np.asarray([*best[:3], intercepts.mean()]), within, beyond
+    present = {kind(row["scaling"]) for row in rows}
+    corrections = {name: float(value) for name, value in zip(kinds, best[3:3 + len(kinds)], strict=True)
+                   if name in present}
+    model = {"a": float(best[0]), "b": float(best[1]), "c": float(best[2]), "e": float(intercepts.mean()),
+             "corrections": corrections}
+    return model, within, beyond
 
 
-def predict(coefficients: np.ndarray, row: dict) -> tuple[float, float, float]:
+def predict(model: dict, row: dict) -> tuple[float, float, float]:
     """(within, beyond, window mean) changes for one case."""
-    a, b, c, e = coefficients
-    within = a * row["displacement"] + c * row["temperature"]
-    beyond = a * row["displacement"] + b * row["extrapolation"] + c * row["temperature"] + e
+    offset = model["corrections"].get(kind(row["scaling"]), 0.0) * strength(row)
+    within = model["a"] * row["displacement"] + model["c"] * row["temperature"] + offset
+    beyond = within + model["b"] * row["extrapolation"] + model["e"]
     share = TRAINED / row["length"]
     return within, beyond, share * within + (1 - share) * beyond
 
 
-def check(train: list[dict], test: list[dict]) -> dict:
+def check(train: list[dict], test: list[dict], corrected: bool) -> dict:
     """Fit on ``train``, predict ``test``: per (text, L), rho of the window order, the best, interval hits."""
-    coefficients, half_within, half_beyond = fit(train)
+    coefficients, half_within, half_beyond = fit(train, corrected)
     groups: dict[tuple, list[dict]] = {}
     for row in test:  # the candidates of one window: the same ids (one run length), the same L
         groups.setdefault((row["text"], row["length"], row["run"]), []).append(row)
@@ -156,14 +198,36 @@ def check(train: list[dict], test: list[dict]) -> dict:
                     "same_best": predicted_order[0] == measured_order[0],
                     # what taking the predicted best costs against the measured best, nats over the window
                     "regret": measured[names.index(predicted_order[0])] - min(measured)})
-    return {"coefficients": dict(zip("abce", coefficients.tolist(), strict=True)),
+    return {"coefficients": coefficients,
             "interval": {"within": half_within, "beyond": half_beyond},
             "groups": out, "inside": hits, "changes": total}
 
 
+def residual_by_type(rows: list[dict], corrected: bool) -> dict[str, float]:
+    """The fit on every case: its mean residual (measured minus predicted change over the window) per type."""
+    model, _, _ = fit(rows, corrected)
+    out: dict[str, list[float]] = {}
+    for row in rows:
+        share = TRAINED / row["length"]
+        measured = share * row["within"] + (1 - share) * row["beyond"]
+        out.setdefault(kind(row["scaling"]), []).append(measured - predict(model, row)[2])
+    return {name: float(np.mean(values)) for name, values in sorted(out.items())}
+
+
+def evaluate(rows: list[dict], corrected: bool, held_out_text: str, held_out_length: int) -> dict:
+    """The fit on every case, on all but a held-out text and length, and leaving each text out in turn."""
+    texts = sorted({row["text"] for row in rows})
+    outside = [r for r in rows if r["text"] == held_out_text or r["length"] == held_out_length]
+    return {"all": check(rows, rows, corrected), "residual_by_type": residual_by_type(rows, corrected),
+            "held_out": {"text": held_out_text, "length": held_out_length,
+                         **check([r for r in rows if r not in outside], outside, corrected)},
+            "leave_one_text_out": {text: check([r for r in rows if r["text"] != text],
+                                               [r for r in rows if r["text"] == text], corrected) for text in texts}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", default="benchmarks/calibration")
+    parser.add_argument("--runs", default="benchmarks/calibration_clean")
     parser.add_argument("--json", help="write the record here")
     parser.add_argument("--near", type=int, default=NEAR, help="the near distances' horizon of the displacement")
     parser.add_argument("--held-out-text", default="changelog", help="the text kept out of the fit")
@@ -171,18 +235,18 @@ def main() -> None:
     args = parser.parse_args()
     weights = pair_weights()
     rows = cases(Path(args.runs), weights, args.near)
-    texts = sorted({row["text"] for row in rows})
-    outside = [r for r in rows if r["text"] == args.held_out_text or r["length"] == args.held_out_length]
-    record = {"cases": rows, "all": check(rows, rows),
-              "held_out": {"text": args.held_out_text, "length": args.held_out_length,
-                           **check([r for r in rows if r not in outside], outside)},
-              "leave_one_text_out": {text: check([r for r in rows if r["text"] != text],
-                                                 [r for r in rows if r["text"] == text]) for text in texts}}
+    record: dict = {"cases": rows}
+    for corrected, into in ((True, record), (False, record.setdefault("uncorrected", {}))):
+        into.update(evaluate(rows, corrected, args.held_out_text, args.held_out_length))
     document = json.dumps(record, indent=1)
     if args.json:
         Path(args.json).write_text(document + "\n", encoding="utf-8")
+    print("residual by type, corrected:", record["residual_by_type"])
+    print("residual by type, uncorrected:", record["uncorrected"]["residual_by_type"])
     for name, result in [("all", record["all"]), ("held out", record["held_out"]),
-                         *record["leave_one_text_out"].items()]:
+                         *record["leave_one_text_out"].items(),
+                         *[(f"uncorrected {key}", value) for key, value in record["uncorrected"].items()
+                           if key in ("all", "held_out")]]:
         print(f"{name}: coefficients {result['coefficients']}, interval {result['interval']}, "
               f"inside {result['inside']}/{result['changes']}")
         regrets = [group["regret"] for group in result["groups"]]

@@ -16,9 +16,11 @@ m the attention factor (cos and sin scaled by m, so the logits by m²).
 - ``temperature``: m² − 1, how much sharper the attention logits are.
 
 The predicted changes in nats, against the unscaled model's mean loss within T on the same text:
-within = a · displacement + c · temperature; beyond = a · displacement + b · extrapolation + c · temperature
-+ e, where e is what a text's positions past T lose or gain with no damage at all (their own difficulty,
-more context); the coefficients are fitted on measured windows (``benchmarks/calibration_fit.py``).
+within = a · displacement + c · temperature + k; beyond = within + b · extrapolation + e, where e is what a text's
+positions past T lose or gain with no damage at all (their own difficulty, more context) and k is the scaling
+type's correction, what the features leave of that type on the calibration set: k = δ_type · 2 (1 − 1 / s) at the
+candidate's stretch s (0 unscaled, δ_type at 2x, at most 2 δ_type), 0 for a type not measured there. The
+coefficients are fitted on measured windows (``benchmarks/calibration_fit.py``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["CALIBRATED_MODEL", "CALIBRATED_STRETCH", "CALIBRATION", "NEAR", "RANGE_RULE", "Calibration", "Change",
-           "Features", "LossChange", "Range", "calibrated_range", "distance_weights", "features", "predict"]
+           "Features", "LossChange", "Range", "calibrated_range", "distance_weights", "features", "predict",
+           "type_strength"]
 
 _DISTANCES = 512  # points of each grid
 NEAR = 64  # the near distances of the displacement (the best of 16, 64, 256, 1,024 and T on the calibration set)
@@ -97,8 +100,10 @@ class Calibration:
 
     Fitted on the calibration set recorded in ``benchmarks/recorded_calibration_fit.json``
     (``benchmarks/calibration_fit.py``): SmolLM2-135M (T = 8,192) on prose, code and a changelog, windows of
-    10,240 to 24,576 tokens, every default candidate at two factors or more. The half-widths are the 90th
-    percentile of the fit's absolute residuals (beyond: with the spread of the texts' own intercepts).
+    10,240 to 24,576 tokens measured on the texts' own ids (``benchmarks/calibration_clean``), every default
+    candidate at two factors or more. ``corrections``: each scaling type's δ (nats at a stretch of 2), fitted
+    once a, b and c are held. The half-widths are the 90th percentile of the fit's absolute residuals (beyond:
+    with the spread of the texts' own intercepts).
     """
 
     displacement: float
@@ -108,12 +113,27 @@ class Calibration:
     within_half_width: float
     beyond_half_width: float
     source: str
+    corrections: tuple[tuple[str, float], ...] = ()
+
+    def correction(self, scaling: str, stretch: float) -> float:
+        """k, the nats a candidate of type ``scaling`` at stretch ``stretch`` is corrected by (0 for a type the
+        calibration set did not measure)."""
+        return dict(self.corrections).get(scaling, 0.0) * type_strength(stretch)
 
 
-CALIBRATION = Calibration(displacement=28.58730037469384, extrapolation=186.25388393194206,
-                          temperature=0.2982423850419959, beyond=-0.2974604904096083,
-                          within_half_width=0.2893313583630531, beyond_half_width=0.5144753053986046,
-                          source="benchmarks/recorded_calibration_fit.json")
+def type_strength(stretch: float) -> float:
+    """What a type's correction is multiplied by at a stretch s: 2 (1 − 1 / s), 0 at s = 1 (no scaling), 1 at 2,
+    approaching 2 (a correction measured up to 4x is not extrapolated without bound); 0 below 1."""
+    return max(0.0, 2.0 * (1.0 - 1.0 / stretch)) if stretch > 0 else 0.0
+
+
+CALIBRATION = Calibration(displacement=28.46235544479138, extrapolation=196.25597404592347,
+                          temperature=0.33090658027525527, beyond=-0.17540422316881013,
+                          within_half_width=0.3303379048743167, beyond_half_width=0.5720968968173884,
+                          source="benchmarks/recorded_calibration_fit.json",
+                          corrections=(("linear", 0.016478531704211163), ("ntk", -0.07044400122413308),
+                                       ("dynamic", -0.05584440717717364), ("yarn", -0.004948122362175228),
+                                       ("llama3", 0.05600006352498499)))
 
 
 # The calibrated range: the one model the calibration set measured (SmolLM2-135M: llama, 30 layers of width 576,
@@ -182,21 +202,23 @@ class LossChange:
     beyond: Change
     window: Change
     range: Range | None = None
+    correction: float = 0.0
 
     def to_dict(self) -> dict:
-        out = {"within": self.within.to_dict(), "beyond": self.beyond.to_dict(), "window": self.window.to_dict()}
+        out = {"within": self.within.to_dict(), "beyond": self.beyond.to_dict(), "window": self.window.to_dict(),
+               "type_correction": self.correction}
         if self.range is not None:
             out["range"] = self.range.to_dict()
         return out
 
 
 def predict(found: Features, *, trained_length: int, target: int, calibration: Calibration = CALIBRATION,
-            standing: Range | None = None) -> LossChange:
+            standing: Range | None = None, correction: float = 0.0) -> LossChange:
     """The change ``found`` predicts at the target (the window's mean weighs within and beyond by their lengths);
     ``standing``: the prediction against the calibrated range (``calibrated_range``), whose widening the intervals
-    take."""
+    take; ``correction``: k, the type's correction (``Calibration.correction``)."""
     share = min(1.0, trained_length / target)
-    damage = calibration.displacement * found.displacement + calibration.temperature * found.temperature
+    damage = calibration.displacement * found.displacement + calibration.temperature * found.temperature + correction
     within = damage
     beyond = damage + calibration.extrapolation * found.extrapolation + calibration.beyond
     window = share * within + (1 - share) * beyond
@@ -205,4 +227,5 @@ def predict(found: Features, *, trained_length: int, target: int, calibration: C
     half_window = share * half_within + (1 - share) * half_beyond
     return LossChange(within=Change(within, within - half_within, within + half_within),
                       beyond=Change(beyond, beyond - half_beyond, beyond + half_beyond),
-                      window=Change(window, window - half_window, window + half_window), range=standing)
+                      window=Change(window, window - half_window, window + half_window), range=standing,
+                      correction=correction)

@@ -84,3 +84,24 @@ def test_the_shipped_coefficients_are_the_recorded_fit():
         pytest.approx([fit["coefficients"][key] for key in "abce"], rel=1e-12)
     assert CALIBRATION.within_half_width == pytest.approx(fit["interval"]["within"], rel=1e-12)
     assert CALIBRATION.beyond_half_width == pytest.approx(fit["interval"]["beyond"], rel=1e-12)
+    assert dict(CALIBRATION.corrections) == pytest.approx(fit["coefficients"]["corrections"], rel=1e-12)
+    assert "llama3" in dict(CALIBRATION.corrections)  # the type issue 38 found over-predicted is corrected
+
+
+@pytest.mark.parametrize("stretch", [0.5, 1.0, 1.25, 2.0, 3.0, 4.0, 64.0, 1e6])
+def test_a_type_correction_vanishes_unscaled_and_stays_bounded(stretch):
+    for scaling, offset in CALIBRATION.corrections:
+        expected = offset * max(0.0, 2 * (1 - 1 / stretch))
+        assert CALIBRATION.correction(scaling, stretch) == pytest.approx(expected, rel=1e-12, abs=1e-15)
+        assert abs(CALIBRATION.correction(scaling, stretch)) <= 2 * abs(offset)
+    assert CALIBRATION.correction("none", stretch) == 0.0
+    assert CALIBRATION.correction("longrope", stretch) == 0.0  # not measured: not corrected
+
+
+def test_the_correction_shifts_within_and_beyond_alike():
+    found = features(thetas(), thetas() / 2, np.full(P, 1 / P), trained_length=T, target=4 * T)
+    plain = predict(found, trained_length=T, target=4 * T)
+    shifted = predict(found, trained_length=T, target=4 * T, correction=0.25)
+    assert shifted.within.value - plain.within.value == pytest.approx(0.25)
+    assert shifted.beyond.value - plain.beyond.value == pytest.approx(0.25)
+    assert shifted.to_dict()["type_correction"] == 0.25

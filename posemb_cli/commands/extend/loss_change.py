@@ -4,7 +4,8 @@ Per RoPE set the target extends: the features of ``measures.loss_prediction`` fr
 trained (θ), the candidate's at the target (θ′), the heads' mean pair share on the set's layers (every pair
 alike from a config alone) and the candidate's attention factor against the published one; the model's
 features are the sets' means weighted by their layers. The calibrated coefficients turn them into nats
-against the unscaled model's mean loss within T on the same text.
+against the unscaled model's mean loss within T on the same text, with the scaling type's correction at the
+candidate's stretch (the sets' mean, weighted alike).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from posemb_cli.run.models.scaling_candidates import SetCandidateSpec
     from posemb_cli.run.models.trained_rope import TrainedSet
 
-__all__ = ["RULE", "predicted_change", "set_features"]
+__all__ = ["RULE", "predicted_change", "set_features", "set_stretch"]
 
 RULE = ("lowest predicted mean loss over the whole window [0, L) first: the change within T and beyond it "
         f"(nats against the unscaled model within T; {CALIBRATION.source}) weighed by their lengths; then the order "
@@ -45,6 +46,16 @@ def set_features(trained: TrainedSet, spec: SetCandidateSpec, weights: SetWeight
                     trained_length=trained.trained_length, target=reach, attention_factor=factor)
 
 
+def set_stretch(trained: TrainedSet, spec: SetCandidateSpec, target: int) -> float:
+    """s, the stretch the candidate applies to the set: its factor; dynamic NTK's at L, f L / C - (f - 1) with C the
+    set's context (transformers' rule); 1 for none."""
+    if spec.factor is None:
+        return 1.0
+    if spec.scaling == "dynamic":
+        return max(1.0, spec.factor * target / trained.context - (spec.factor - 1.0))
+    return float(spec.factor)
+
+
 def predicted_change(parts: list[tuple[TrainedSet, SetCandidateSpec, SetWeights]], target: int,
                      model: dict | None = None) -> LossChange:
     """The candidate's change over the sets it extends (``parts``), at the target L; ``model``: the reading's
@@ -55,6 +66,8 @@ def predicted_change(parts: list[tuple[TrainedSet, SetCandidateSpec, SetWeights]
     mean = Features(displacement=float(share @ [one.displacement for one in found]),
                     extrapolation=float(share @ [one.extrapolation for one in found]),
                     temperature=float(share @ [one.temperature for one in found]))
+    correction = float(share @ [CALIBRATION.correction(spec.scaling, set_stretch(trained, spec, target))
+                                for trained, spec, _ in parts])
     trained_length = min(trained.trained_length for trained, _, _ in parts)
     standing = None
     if model is not None:
@@ -62,4 +75,4 @@ def predicted_change(parts: list[tuple[TrainedSet, SetCandidateSpec, SetWeights]
         described = {**model, "rotary_dim": first.rope.rotary_dim, "base": first.rope.base,
                      "trained_length": trained_length}
         standing = calibrated_range(described, target / trained_length)
-    return predict(mean, trained_length=trained_length, target=target, standing=standing)
+    return predict(mean, trained_length=trained_length, target=target, standing=standing, correction=correction)

@@ -78,9 +78,16 @@ def test_each_prediction_is_the_calibrated_features_of_its_printed_frequencies(n
         layers = sum(part[0] for part in parts)
         mean = [sum(part[0] * part[i] for part in parts) / layers for i in (1, 2, 3)]
         t = min(part[4] for part in parts)
-        within = CALIBRATION.displacement * mean[0] + CALIBRATION.temperature * mean[2]
+        # the type's correction: its offset at 2x times 2 (1 - 1/s), s its factor (dynamic NTK: the stretch at L,
+        # L / R by the factor it is given, R the set's reference length)
+        reference = extended[0]["reference_length"]
+        s = 1.0 if candidate["factor"] is None else (target / reference if candidate["scaling"] == "dynamic"
+                                                       else candidate["factor"])
+        k = dict(CALIBRATION.corrections).get(candidate["scaling"], 0.0) * 2 * (1 - 1 / s)
+        within = CALIBRATION.displacement * mean[0] + CALIBRATION.temperature * mean[2] + k
         beyond = within + CALIBRATION.extrapolation * mean[1] + CALIBRATION.beyond
         change = candidate["predicted"]["loss_change"]
+        assert change["type_correction"] == pytest.approx(k, rel=1e-9, abs=1e-12)
         assert change["within"]["value"] == pytest.approx(within, rel=1e-2, abs=2e-3)
         assert change["beyond"]["value"] == pytest.approx(beyond, rel=1e-2, abs=2e-2)
         window = (t * change["within"]["value"] + (target - t) * change["beyond"]["value"]) / target
