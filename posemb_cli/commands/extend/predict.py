@@ -18,6 +18,7 @@ from posemb_cli.errors import PosembError
 from posemb_cli.measures.extension_ranking import SCALINGS, ranked_by_prediction
 
 if TYPE_CHECKING:
+    from posemb_cli.commands.extend.publisher import Recipe
     from posemb_cli.commands.extend.weights import SetWeights
     from posemb_cli.run.models.scaling_candidates import SetCandidateSpec
     from posemb_cli.run.models.trained_rope import TrainedSet
@@ -198,7 +199,7 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
                         weighted_note=weighted_note, sets=sets, candidates=candidates, rule=RULE,
                         recommendation={**_recommendation(candidates, trained, gguf=named.kind == "gguf",
                                                           engines=for_reading(specs, to, reading),
-                                                          fine_tune=fine_tune),
+                                                          fine_tune=fine_tune, card=recipe, to=to),
                                         "publisher_recipe": None if recipe is None else recipe.to_dict()})
 
 
@@ -265,12 +266,15 @@ def _half(part) -> float:
     return (part.high - part.low) / 2
 
 
-def _situated(candidates: list[Candidate], fine_tune: bool) -> tuple[list[Candidate], str | None]:
+def _situated(candidates: list[Candidate], fine_tune: bool, card: Recipe | None = None,
+              to: int | None = None) -> tuple[list[Candidate], str | None]:
     """The candidates ranked for the user's situation, and why the first is not the prediction's first.
 
     Fine-tuning (``fine_tune``): the prediction's order. Else the publisher's recipe for L first, where the card
-    gives one; else the best candidate that needs no training (``no``, or failing that ``beyond 2x``) where its
-    predicted change over the window lies within the interval of the best prediction.
+    gives one; else, where L lies within the card's recipe's reach at another factor, the candidate of the
+    recipe's scaling (at the factor that reaches L) where its predicted change over the window lies within the
+    interval of the best prediction; else the best candidate that needs no training (``no``, or failing that
+    ``beyond 2x``) where it lies within that interval.
     """
     ranked = sorted(candidates, key=lambda one: one.rank)
     first = ranked[0]
@@ -286,6 +290,19 @@ def _situated(candidates: list[Candidate], fine_tune: bool) -> tuple[list[Candid
             f"{recipe.evidence}; the prediction ranks {first.scaling} first by {gap:.3f} nats "
             f"(interval ±{_half(first.predicted.window):.3f}), a figure posemb has not measured on this model: "
             f"--text FILE measures both")
+    kind = None if card is None or card.reach is None or to is None or to > card.reach else \
+        next((one for one in ranked if one.scaling == card.scaling and one.predicted is not None), None)
+    if kind is not None and kind.predicted is not None and kind.predicted.window.value <= first.predicted.window.high:
+        assert card is not None
+        if kind is first:
+            return ranked, None
+        gap = kind.predicted.window.value - first.predicted.window.value
+        return [kind, *(one for one in ranked if one is not kind)], (
+            f"the model card's recipe for inputs up to {card.reach:,} is {_recipe_words(card)}: its scaling, at the "
+            f"factor that reaches L (x{kind.factor:g}; --factor {card.factor:g} gives the card's own, static); the "
+            f"prediction ranks {first.scaling} first by {gap:.3f} nats, within its interval "
+            f"(±{_half(first.predicted.window):.3f}), a figure posemb has not measured on this model: --text FILE "
+            "measures both")
     for level in ("no", "beyond 2x"):
         pool = [one for one in ranked if one.needs_fine_tuning == level and one.predicted is not None]
         if not pool:
@@ -326,8 +343,9 @@ def _runnable(candidates: list[Candidate], gguf: bool) -> tuple[Candidate, str |
 
 
 def _recommendation(candidates: list[Candidate], trained: list[TrainedSet], *, gguf: bool = False,
-                    engines=None, why: str | None = None, fine_tune: bool = False) -> dict:
-    situated, because = _situated(candidates, fine_tune)
+                    engines=None, why: str | None = None, fine_tune: bool = False, card: Recipe | None = None,
+                    to: int | None = None) -> dict:
+    situated, because = _situated(candidates, fine_tune, card, to)
     best, instead = _runnable(situated, gguf)
     instead = instead if instead is not None else (because if best is situated[0] else None)
     context = trained[0].context

@@ -72,6 +72,25 @@ def test_qwen_at_131072_gets_its_publishers_yarn(tmp_path):
     assert tuned.recommendation["scaling"] == first.scaling and tuned.recommendation["for"] == "fine-tuning"
 
 
+@pytest.mark.parametrize("to", [40000, 65536, 98304])
+def test_below_the_cards_reach_its_scaling_is_recommended(tmp_path, to):
+    """Below the card's reach, the card's scaling at the factor that reaches L, where the prediction cannot tell it
+    from its first (a brute-force pick over the ranking, written here); the why names the card and --factor."""
+    folder = _qwen(tmp_path)
+    report = api.extend(str(folder), to=to)
+    ranked = sorted(report.candidates, key=lambda one: one.rank)
+    first = ranked[0]
+    yarn = next(one for one in ranked if one.scaling == "yarn")
+    assert yarn.factor == pytest.approx(to / 32768) and not yarn.published_recipe
+    recommendation = report.recommendation
+    if yarn.predicted.window.value <= first.predicted.window.high:
+        assert recommendation["scaling"] == "yarn" and recommendation["factor"] == pytest.approx(to / 32768)
+        if first.scaling != "yarn":
+            assert "Qwen2.5-7B-Instruct/README.md" in recommendation["why"] and "--factor 4" in recommendation["why"]
+    else:
+        assert recommendation["scaling"] != "yarn" or first.scaling == "yarn"
+
+
 def _label(scaling: str, stretch: float) -> str:
     """The graded rule, written out: training-free scalings hold to about 2x, the rest need training."""
     if scaling in ("ntk", "dynamic", "yarn"):
