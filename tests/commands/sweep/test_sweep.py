@@ -7,7 +7,7 @@ import json
 import posemb_cli.run.analysis
 import pytest
 from posemb_cli.cli.app import app
-from posemb_cli.cli.lists import parse_float_list, parse_int_list
+from posemb_cli.request.lists import parse_float_list, parse_int_list
 from typer.testing import CliRunner
 
 runner = CliRunner()
