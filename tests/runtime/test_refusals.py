@@ -16,6 +16,7 @@ import types
 import numpy as np
 import pytest
 from posemb_cli.errors import EXIT_BAD_INPUT, PosembError
+from posemb_cli.request.words import worded
 from posemb_cli.runtime import ids_window, measure_scalings, open_model, text_window
 from posemb_cli.runtime.transformers_backend import loading, placement
 
@@ -28,8 +29,8 @@ def refusal(call, *args, **kwargs) -> str:
     with pytest.raises(PosembError) as caught:
         call(*args, **kwargs)
     assert caught.value.exit_code == EXIT_BAD_INPUT
-    message = str(caught.value)
-    assert "\n" not in message
+    message = worded(caught.value)  # as the CLI and the API word it
+    assert "\n" not in message and "\x00" not in message
     return message
 
 
