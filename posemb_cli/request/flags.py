@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from posemb_cli.errors import PosembError
+from posemb_cli.request.words import flag_of
 
 if TYPE_CHECKING:
     from posemb_cli.core.settings import EmbeddingConfig
@@ -60,7 +61,7 @@ def refuse_unread(flags: Flags, schemes: tuple[str, ...]) -> None:
     for name, readers in READ_BY.items():
         if not flags.given(name) or any(scheme in readers for scheme in schemes):
             continue
-        flag = "--" + name.replace("_", "-")
+        flag = flag_of(name)
         if name in _WHY_NOT:
             raise PosembError(f"{flag} is read only by {', '.join(readers)} (signals computed from a formula): "
                               f"{_WHY_NOT[name]}; leave {flag} out")

@@ -266,6 +266,13 @@ def _half(part) -> float:
     return (part.high - part.low) / 2
 
 
+def _card_scaling(ranked: list[Candidate], card: Recipe | None, to: int | None) -> Candidate | None:
+    """The candidate of the card's scaling, where L lies within the card's reach; else None."""
+    if card is None or card.reach is None or to is None or to > card.reach:
+        return None
+    return next((one for one in ranked if one.scaling == card.scaling and one.predicted is not None), None)
+
+
 def _situated(candidates: list[Candidate], fine_tune: bool, card: Recipe | None = None,
               to: int | None = None) -> tuple[list[Candidate], str | None]:
     """The candidates ranked for the user's situation, and why the first is not the prediction's first.
@@ -290,10 +297,9 @@ def _situated(candidates: list[Candidate], fine_tune: bool, card: Recipe | None 
             f"{recipe.evidence}; the prediction ranks {first.scaling} first by {gap:.3f} nats "
             f"(interval ±{_half(first.predicted.window):.3f}), a figure posemb has not measured on this model: "
             f"--text FILE measures both")
-    kind = None if card is None or card.reach is None or to is None or to > card.reach else \
-        next((one for one in ranked if one.scaling == card.scaling and one.predicted is not None), None)
+    kind = _card_scaling(ranked, card, to)
     if kind is not None and kind.predicted is not None and kind.predicted.window.value <= first.predicted.window.high:
-        assert card is not None
+        assert card is not None  # a candidate of the card's scaling was found
         if kind is first:
             return ranked, None
         gap = kind.predicted.window.value - first.predicted.window.value

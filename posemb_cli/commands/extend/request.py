@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
 from posemb_cli.request.flags import Flags
+from posemb_cli.request.words import flag_of
 from posemb_cli.sources.bounds.limits import MAX_COUNT, MAX_COUNT_TEXT
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 MAX_TOP = 1000
 MAX_FACTOR = 2.0**20
 
-__all__ = ["MAX_FACTOR", "MAX_TOP", "ExtendRequest", "extend_request", "measure_inputs", "parse_scalings"]
+__all__ = ["MAX_FACTOR", "MAX_TOP", "ExtendRequest", "extend_request"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class ExtendRequest:
         return bool(self.text) or self.ids is not None
 
 
-def parse_scalings(text: str) -> list[str]:
+def _parse_scalings(text: str) -> list[str]:
     """A comma list of the candidate scalings, each once."""
     from posemb_cli.measures.extension_ranking import SCALINGS
 
@@ -82,7 +83,7 @@ def _whole(name: str, value, low: int, high: int, high_text: str) -> int:
     return value
 
 
-def measure_inputs(flags: Flags) -> tuple[tuple[str, ...], str | None]:
+def _measure_inputs(flags: Flags) -> tuple[tuple[str, ...], str | None]:
     """(the --text files, the --ids file): at most one of them; without either, no flag only they read."""
     from posemb_cli.commands.extend.measure import MEASURE_ONLY
 
@@ -93,7 +94,7 @@ def measure_inputs(flags: Flags) -> tuple[tuple[str, ...], str | None]:
         raise PosembError("--text: give at least one UTF-8 text file")
     if text and ids is not None:
         raise PosembError("--text and --ids: give one of them, a UTF-8 text to tokenize or token ids")
-    unread = ["--" + name.replace("_", "-") for name in MEASURE_ONLY if flags.given(name)]
+    unread = [flag_of(name) for name in MEASURE_ONLY if flags.given(name)]
     if unread and not text and ids is None:
         named = " and ".join(unread)
         raise PosembError(f"{named} {'is' if len(unread) == 1 else 'are'} read only by the measurement on the model, "
@@ -128,9 +129,9 @@ def extend_request(flags: Flags) -> ExtendRequest:
     given = flags["scalings"]
     if isinstance(given, (list, tuple)):
         given = ",".join(str(name) for name in given)
-    scalings = None if given is None else parse_scalings(given)
+    scalings = None if given is None else _parse_scalings(given)
     factor = _factor(flags, scalings)
-    text, ids = measure_inputs(flags)
+    text, ids = _measure_inputs(flags)
     named = name_model(flags["model"], config_needed=True)
     runtime = None
     if text or ids is not None:

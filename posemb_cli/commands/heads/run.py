@@ -6,11 +6,11 @@ from __future__ import annotations
 import dataclasses
 
 from posemb_cli.commands.heads.report import HeadsReport
-from posemb_cli.commands.heads.request import MAX_TOP, HeadsRequest
+from posemb_cli.commands.heads.request import HeadsRequest
 from posemb_cli.core.progress import Progress
 from posemb_cli.run.models.model_source import speaking_of, with_resolved
 
-__all__ = ["MAX_TOP", "heads_command"]
+__all__ = ["heads_command"]
 
 
 def heads_command(request: HeadsRequest, *, progress: Progress | None = None) -> HeadsReport:

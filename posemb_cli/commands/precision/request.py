@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
 from posemb_cli.request.flags import Flags, refuse_scaling_without_factor
+from posemb_cli.request.words import flag_of
 
 if TYPE_CHECKING:
     from posemb_cli.core.settings import EmbeddingConfig
@@ -38,17 +39,18 @@ class PrecisionRequest:
 def precision_request(flags: Flags) -> PrecisionRequest:
     """The request ``flags`` make, every value checked once (PosembError, exit 2, naming the flag or the file)."""
     from posemb_cli.request.model import model_flags
-    from posemb_cli.run.models.model_source import said, speaking_of
+    from posemb_cli.run.models.model_source import speaking_of
 
     flags, named = model_flags(flags)
     with speaking_of(named):
-        return _checked(flags, named, said)
+        return _checked(flags, named)
 
 
-def _checked(flags: Flags, named: ModelFile | None, said) -> PrecisionRequest:
+def _checked(flags: Flags, named: ModelFile | None) -> PrecisionRequest:
     from posemb_cli.commands.precision.measure import PRECISION_SCHEMES, parse_dtypes
     from posemb_cli.core.settings import EmbeddingConfig
     from posemb_cli.run.config import require_finite, require_positive_int
+    from posemb_cli.run.models.model_source import said
     from posemb_cli.run.position_config import with_position_settings
 
     scheme = flags["scheme"]
@@ -64,7 +66,7 @@ def _checked(flags: Flags, named: ModelFile | None, said) -> PrecisionRequest:
         assert named is not None  # one of the two was given
         for name in ("dim", "ctx", "base", "scheme", *typed):
             if flags.given(name):
-                flag = "--" + name.replace("_", "-")
+                flag = flag_of(name)
                 raise PosembError(f"{flag} conflicts with {said(named, named.path)}, which sets it; leave {flag} out")
         return PrecisionRequest(model=named, scheme=scheme, dtypes=names, config=None)
     require_positive_int("--dim", dim)
@@ -75,7 +77,7 @@ def _checked(flags: Flags, named: ModelFile | None, said) -> PrecisionRequest:
     if base <= 1:
         raise PosembError(f"--base must be above 1, got {base!r}")
     if scheme != "rope" and typed:
-        flag = "--" + typed[0].replace("_", "-")
+        flag = flag_of(typed[0])
         raise PosembError(f"{flag} applies to --scheme rope only")
     refuse_scaling_without_factor(flags)
     config = with_position_settings(EmbeddingConfig(dim=dim, ctx=ctx, base=float(base)), schemes=(scheme,),

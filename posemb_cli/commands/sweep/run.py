@@ -16,6 +16,7 @@ from typing import Any
 from posemb_cli.core.progress import Prefixed, Progress, or_silent
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
+from posemb_cli.request.words import flag_of
 from posemb_cli.run.config import make_config, require_positive_int
 from posemb_cli.run.memory import estimate_bytes, require_fits, size_blame
 from posemb_cli.run.position_config import check_default_position_settings
@@ -40,7 +41,7 @@ def _scalings(schemes: tuple[str, ...], kinds: tuple[str, ...], factors: tuple[f
     scheme reads them or a kind lacks its factor."""
     given = [name for name in ("rope_scaling", "rope_factor", *SCALING_SETTINGS) if name in typed]
     if given and "rope" not in schemes:
-        flag = "--" + given[0].replace("_", "-")
+        flag = flag_of(given[0])
         chosen = f"schemes {', '.join(schemes)} do" if len(schemes) > 1 else f"scheme {schemes[0]} does"
         raise PosembError(f"{flag} is read only by rope, and the chosen {chosen} not read it; add rope to --schemes "
                           f"or leave {flag} out")

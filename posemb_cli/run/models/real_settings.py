@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from posemb_cli.errors import PosembError
+from posemb_cli.errors import PosembError, option
 from posemb_cli.run.models.real_models import CHECKPOINT_SCHEME, checkpoint_shape, real_model_shape
 from posemb_cli.run.models.real_sources import RealModel
 
@@ -47,7 +47,7 @@ def refuse_conflicts(typed: Mapping[str, Any], source: str, settled: Mapping[str
     """
     for name, value in settled.items():
         if name in typed and typed[name] != value:
-            flag = "--" + name.replace("_", "-")
+            flag = option(name)  # worded as the user gave it (request.words)
             raise PosembError(f"{flag} {typed[name]} conflicts with {source}, which sets it to {value}; "
                               f"leave {flag} out")
 
@@ -59,7 +59,7 @@ def refuse_model_settings(real: RealModel, typed: Mapping[str, Any]) -> None:
         real.formula is not None and real.formula.scheme == "sinusoidal") else ()
     for name in sets:
         if name in typed:
-            flag = "--" + name.replace("_", "-")
+            flag = option(name)
             advice = ("; to see the model under another scaling: posemb compare MODEL --scalings yarn:4"
                       if name in _SCALING_SETTINGS else "")
             raise PosembError(f"{flag} conflicts with {real.said()}, which sets the model's "

@@ -83,12 +83,23 @@ def test_below_the_cards_reach_its_scaling_is_recommended(tmp_path, to):
     yarn = next(one for one in ranked if one.scaling == "yarn")
     assert yarn.factor == pytest.approx(to / 32768) and not yarn.published_recipe
     recommendation = report.recommendation
+    if to == 65536:  # the case this rule is for: the refitted prediction ranks ntk first there, within reach of yarn
+        assert first.scaling != "yarn" and yarn.predicted.window.value <= first.predicted.window.high
     if yarn.predicted.window.value <= first.predicted.window.high:
         assert recommendation["scaling"] == "yarn" and recommendation["factor"] == pytest.approx(to / 32768)
         if first.scaling != "yarn":
             assert "Qwen2.5-7B-Instruct/README.md" in recommendation["why"] and "--factor 4" in recommendation["why"]
     else:
         assert recommendation["scaling"] != "yarn" or first.scaling == "yarn"
+
+
+def test_the_factor_the_why_names_gives_the_cards_own_recipe(tmp_path):
+    """The advice below the reach (--factor 4) does give the card's recipe: yarn x4 from 32,768, marked published."""
+    report = api.extend(str(_qwen(tmp_path)), to=65536, factor=4)
+    recommendation = report.recommendation
+    assert (recommendation["scaling"], recommendation["factor"]) == ("yarn", 4.0)
+    assert recommendation["rope_parameters"]["original_max_position_embeddings"] == 32768
+    assert next(one for one in report.candidates if one.scaling == "yarn").published_recipe
 
 
 def _label(scaling: str, stretch: float) -> str:
