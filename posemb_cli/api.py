@@ -112,11 +112,12 @@ def inspect(**flags: Unpack[InspectFlags]) -> InspectReport:
 
 
 def _inspect(given: dict[str, Any]) -> InspectReport:
+    from posemb_cli.commands.inspect.request import inspect_request
     from posemb_cli.commands.inspect.run import inspect_command
 
     chosen = _flags("inspect", given)
     _check_plot(chosen)
-    report = inspect_command(chosen, observe=_observer(chosen, terminal=not chosen["no_plot"]))
+    report = inspect_command(inspect_request(chosen), observe=_observer(chosen, terminal=not chosen["no_plot"]))
     _plot(chosen, report)
     return report
 
@@ -132,11 +133,12 @@ def inspect_model(path: str, **flags: Unpack[InspectFlags]) -> InspectReport:
 def compare(**flags: Unpack[CompareFlags]) -> CompareReport:
     """``posemb compare``: schemes side by side on one batch (``schemes=["learned", "rope"]``), or real models side
     by side (``models=["a.gguf", "org/name"]``, each under each of ``scalings="none,yarn:4"``)."""
+    from posemb_cli.commands.compare.request import compare_request
     from posemb_cli.commands.compare.run import compare_command
 
     chosen = _flags("compare", dict(flags))
     _check_plot(chosen)
-    report = compare_command(chosen, observe=_observer(chosen, terminal=False))
+    report = compare_command(compare_request(chosen), observe=_observer(chosen, terminal=False))
     _plot(chosen, report)
     return report
 
@@ -220,8 +222,8 @@ def read_rope_config(path: str) -> RopeModel:
     names the file as ``--config PATH`` names it on the command line."""
     from posemb_cli.run.models.model_source import speaking_of
     from posemb_cli.sources.model.rope_model import rope_model_of
-    from posemb_cli.sources.naming.model_file import flag_model
+    from posemb_cli.sources.naming.model_file import option_model
     from posemb_cli.sources.naming.read import read_model
 
-    with speaking_of(flag_model("--config", path)):
+    with speaking_of(option_model("model_config", path)):
         return rope_model_of(read_model(path))

@@ -42,6 +42,37 @@ def test_each_typed_dict_takes_the_options_type(name):
         assert option.base in kinds, (name, key, hint, option.base)
 
 
+def test_the_typed_dicts_are_written_from_the_options():
+    """posemb_cli/api_flags.py is docs/generate_api_flags.py's output for the options as they are declared now."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "docs" / "generate_api_flags.py"
+    spec = importlib.util.spec_from_file_location("generate_api_flags", script)
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    assert Path(api_flags.__file__).read_text(encoding="utf-8") == generator.render(), \
+        "stale: run python docs/generate_api_flags.py"
+
+
+@pytest.mark.parametrize("name", ALL_COMMANDS)
+def test_every_comma_list_names_the_type_of_its_items(name):
+    """An option the help calls a comma list takes its items' type (the API takes a list of them too)."""
+    for option in options_of(name):
+        comma = option.help.startswith("Comma list") or (option.metavar or "").endswith(",...")
+        assert (option.items is not None) == comma, (name, option.name)
+        assert option.items is None or option.base is str, (name, option.name)
+
+
+@pytest.mark.parametrize("call, key, value", [
+    (lambda: given_flags("heads", options_of("heads"), {"distances": [0, 1, 8]}), "distances", "0,1,8"),
+    (lambda: given_flags("compare", options_of("compare"), {"schemes": ("rope", "alibi")}), "schemes", "rope,alibi"),
+    (lambda: given_flags("precision", options_of("precision"), {"dtypes": ["float32"]}), "dtypes", "float32"),
+])
+def test_a_comma_list_given_as_a_list_reads_as_the_comma_string(call, key, value):
+    assert call()[key] == value
+
+
 @pytest.mark.parametrize("name", ALL_COMMANDS)
 def test_options_are_declared_once_each(name):
     options = options_of(name)

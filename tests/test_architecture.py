@@ -62,3 +62,46 @@ def test_every_sources_module_sits_in_a_subpackage_the_document_names():
             section = section[:min((section.index(f"`{other}/`") for other in re.findall(r"`(\w+)/`", section)[1:]),
                                    default=len(section))]
             assert f"`{path.stem}`" in section, f"{path} is not named under sources/{subpackage}/"
+
+
+# Modules below the request whose strings name another program's options, not posemb's: llama.cpp's command line
+# (the engine's arguments posemb translates) and the Hugging Face CLI's download advice.
+_OTHER_PROGRAMS = {"runtime/llama_cpp_backend/flags.py", "sources/naming/hf_cache.py"}
+
+
+def _posemb_flags() -> set[str]:
+    from importlib import import_module
+
+    names = [path.name for path in (PACKAGE / "commands").iterdir() if (path / "options.py").is_file()]
+    return {flag for name in names for option in import_module(f"posemb_cli.commands.{name}.options").OPTIONS
+            for flag in option.flags if flag.startswith("--")}
+
+
+def _strings(path: Path) -> list[tuple[int, str]]:
+    """The string constants of a module, its docstrings left out (they may say which option reaches a value)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    documented = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in documented]
+
+
+def test_no_layer_below_the_request_names_a_flag():
+    """sources, runtime, measures and core speak of keys, paths and values; the layer that knows how the user gave
+    the request names its options (``request.words``, or words handed down as arguments)."""
+    import re
+
+    flags = _posemb_flags()
+    assert {"--ctx", "--full", "--position-offset", "--checkpoint", "--config", "--ids"} <= flags
+    pattern = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+    found = []
+    for layer in ("sources", "runtime", "measures", "core"):
+        for path in sorted((PACKAGE / layer).rglob("*.py")):
+            if str(path.relative_to(PACKAGE)) in _OTHER_PROGRAMS:
+                continue
+            found += [f"{path.relative_to(PACKAGE)}:{line}: {text!r}" for line, text in _strings(path)
+                      for flag in pattern.findall(text) if flag in flags]
+    assert found == [], "\n".join(found)

@@ -53,7 +53,7 @@ class EmbeddingConfig:
     init_std: float = 0.02
     max_offset: int = 8
     ids: str | None = None
-    # RoPE and ALiBi settings (checked by posemb_cli.run.position_config).
+    # RoPE and ALiBi settings (checked by posemb_cli.run.config).
     head_dim: int | None = None  # None: dim
     rope_layout: str = "interleaved"
     rope_scaling: str = "none"

@@ -79,7 +79,7 @@ def evenly_spread(total: int, count: int) -> list[int]:
 
 
 def coverage_of(rows: int, *, computed: bool, full: bool = False, positions: int | None = None,
-                block: int | None = None) -> Coverage:
+                block: int | None = None, full_by: str = "full") -> Coverage:
     """The positions measured for a signal of ``rows`` positions.
 
     Args:
@@ -87,18 +87,19 @@ def coverage_of(rows: int, *, computed: bool, full: bool = False, positions: int
         computed: the signal is computed from a formula (not a stored table): only such a signal is sampled.
         full: measure every position whatever L is (``--full``).
         positions, block: P and B; by default ``SAMPLE_POSITIONS`` and ``SAMPLE_BLOCK``.
+        full_by: how the caller asks for ``full``, named in the rule (the CLI's option).
     """
     positions = SAMPLE_POSITIONS if positions is None else positions
     block = SAMPLE_BLOCK if block is None else block
     if rows <= positions:
         return every_position(rows)
     if full:
-        return every_position(rows, "every position (--full)")
+        return every_position(rows, f"every position ({full_by})")
     if not computed:
         return every_position(rows, "every position (a stored table is measured in full)")
     count = max(2, positions // block)
     starts = [i * (rows - block) // (count - 1) for i in range(count)]
     rule = (f"{count} blocks of {block:,} consecutive positions spread evenly over 0..{rows - 1:,}: block i "
             f"starts at floor(i * ({rows:,} - {block:,}) / {count - 1}), the first and the last always "
-            "included; --full measures every position")
+            f"included; {full_by} measures every position")
     return Coverage(rows=rows, spans=tuple((start, start + block) for start in starts), rule=rule)

@@ -168,7 +168,8 @@ def _relative_scores(found: RelativeDeviation) -> PropertyScore:
                   why_not="" if varies else why_not, rounding=found.rounding)
 
 
-def _extrapolation(scheme: PositionScheme) -> PropertyScore:
+def _extrapolation(scheme: PositionScheme, *, ctx_by: str, extend_advice: Callable[[int], str] | None
+                   ) -> PropertyScore:
     """The longest length served, judging the formula where the scheme has one, else the table (``judged``).
 
     A formula scheme computed at any position (rope, alibi, none) serves 2L as built; a table built from a
@@ -184,7 +185,7 @@ def _extrapolation(scheme: PositionScheme) -> PropertyScore:
     elif isinstance(scheme, FormulaTable):
         judged, rows = "formula", scheme.rows
         how = (f"judged: the formula, which gives rows up to {2 * ctx} and beyond (the table built for ctx={ctx} "
-               f"stops at position {ctx - 1}: a longer input is refused until it is built with a larger --ctx)")
+               f"stops at position {ctx - 1}: a longer input is refused until it is built with a larger {ctx_by})")
     else:
         note = f"judged: the table (no formula gives its rows); refused at {2 * ctx}: {length_refusal(2 * ctx, ctx)}"
         return _entry(ctx, 2 * ctx, False, note, judged="table")
@@ -197,8 +198,8 @@ def _extrapolation(scheme: PositionScheme) -> PropertyScore:
         pairs = len(scheme.bands() or [])
         note = (f"{note}; but {len(unturned)} of {pairs} rotary pairs ({_pair_span(unturned)}) never turn a full "
                 f"circle within ctx {ctx} (ctx theta < 2pi): past it they turn through angles no position within ctx "
-                f"gave them (Liu et al.'s dimensions past the critical one); posemb extend MODEL --to {2 * ctx} "
-                "ranks the scalings that keep them within")
+                "gave them (Liu et al.'s dimensions past the critical one)"
+                + ("" if extend_advice is None else f"; {extend_advice(2 * ctx)}"))
         return _entry(ctx, 2 * ctx, False, note, judged=judged)  # served without a pair turning past: up to ctx
     return _entry(2 * ctx, 2 * ctx, True, note, judged=judged)
 
@@ -236,6 +237,8 @@ def scorecard(
     probe_std: float = 0.02,
     pair_budget: int = PAIR_BUDGET,
     measured: SignalPass | None = None,
+    ctx_by: str = "ctx",
+    extend_advice: Callable[[int], str] | None = None,
 ) -> Scorecard:
     """Uniqueness, boundedness, relative expressiveness, extrapolation and determinism of one scheme.
 
@@ -247,6 +250,9 @@ def scorecard(
         pair_budget: all-pairs distances are exact up to this many pairs, strided above.
         measured: the pass over the signal already made (``measure_signal`` with the same K and
             budget, its second read a rebuild); by default it is made here, reading ``rebuild``.
+        ctx_by: how the caller sets the context a table is built for, named in extrapolation's note.
+        extend_advice: the advice, at a length, that extrapolation's note ends with where rotary pairs never turn
+            within the context (what the caller offers to rank the scalings); None: none.
     """
     with torch.no_grad():
         if measured is None:
@@ -264,7 +270,7 @@ def scorecard(
             boundedness=_boundedness(measured.bounds, measured.coverage, penalty=isinstance(scheme, BiasScheme),
                                      rounding=rounding_level(measured.dtype)),
             relative=relative,
-            extrapolation=_extrapolation(scheme),
+            extrapolation=_extrapolation(scheme, ctx_by=ctx_by, extend_advice=extend_advice),
             determinism=_determinism(measured),
         )
 

@@ -94,8 +94,7 @@ def config_from_flags(flags: Mapping[str, Any], *, schemes: tuple[str, ...]) -> 
     Raises:
         PosembError: naming the flag, for the first value that is not allowed.
     """
-    from posemb_cli.run.config import make_config
-    from posemb_cli.run.position_config import with_position_settings
+    from posemb_cli.run.config import make_config, with_position_settings
 
     config = make_config(**{name: flags[name] for name in _LESSON_FIELDS if name in flags})
     position = {name: flags[name] for name in _POSITION_FIELDS if name in flags}

@@ -1,14 +1,21 @@
 """The model a request names: MODEL, or --config / --checkpoint (the two flags give the same object,
-``flag_model``; MODEL together with either is refused), and the flags a command runs with once MODEL is resolved."""
+``option_model``; MODEL together with either is refused), and the flags a command runs with once MODEL is resolved."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
 from posemb_cli.request.flags import Flags
 from posemb_cli.run.models.model_source import FLAG, name_model
-from posemb_cli.sources.naming.model_file import MODEL, ModelFile, flag_model
+from posemb_cli.sources.naming.model_file import MODEL, ModelFile, option_model
 
-__all__ = ["model_flags", "model_of"]
+if TYPE_CHECKING:
+    from posemb_cli.core.settings import EmbeddingConfig
+    from posemb_cli.run.models.real_sources import RealModel
+
+__all__ = ["model_flags", "model_of", "settled_config"]
 
 
 def model_of(flags: Flags, *, needs_weights: str | None = None) -> ModelFile | None:
@@ -22,8 +29,8 @@ def model_of(flags: Flags, *, needs_weights: str | None = None) -> ModelFile | N
     if name is None:
         checkpoint, config = flags.values.get("checkpoint"), flags.values.get("model_config")
         if checkpoint is not None:
-            return flag_model("--checkpoint", checkpoint)
-        return None if config is None else flag_model("--config", config)
+            return option_model("checkpoint", checkpoint)
+        return None if config is None else option_model("model_config", config)
     for key, flag in (("model_config", "--config"), ("checkpoint", "--checkpoint")):
         if flags.values.get(key) is not None:
             raise PosembError(f"{FLAG} {name} and {flag} {flags.values[key]} both name a model; give one ({FLAG} "
@@ -47,3 +54,26 @@ def model_flags(flags: Flags, *, needs_weights: str | None = None) -> tuple[Flag
     if model is None or model.via != MODEL:
         return flags, model
     return flags.replace({**flags.values, model.key: model.path}), model
+
+
+def settled_config(real: RealModel, flags: Flags, *,
+                   note: Callable[[str], None] | None = None) -> tuple[EmbeddingConfig, str]:
+    """The settings a real model already read runs with, and the scheme it is analysed as: its shape settled into
+    the flags, a flag it contradicts refused, then checked as every request is (``inspect`` of a model, and each
+    column of ``compare MODEL ...``).
+
+    Args:
+        note: hears what the reading says about the model before it runs (the CLI prints it on stderr).
+    """
+    from posemb_cli.request.flags import config_from_flags, refuse_scaling_without_factor, refuse_unread
+    from posemb_cli.run.models.real_settings import refuse_model_settings, settle_real_model
+
+    values, name = settle_real_model(real, flags.values, flags.typed)
+    refuse_model_settings(real, flags.typed)
+    for line in real.notes:
+        if note is not None:
+            note(line)
+    config = config_from_flags(values, schemes=(name,))
+    refuse_unread(flags, (name,))
+    refuse_scaling_without_factor(flags)
+    return config, name

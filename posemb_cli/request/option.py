@@ -40,6 +40,8 @@ class Option:
         hidden: whether the help leaves it out.
         argument: whether it is a positional argument (``metavar`` names it) rather than a flag.
         cli_only: whether only the CLI takes it (how to print, not what to compute).
+        items: the type of each item where the value is a comma list (``--schemes rope,alibi``: ``str``); the
+            Python API takes a list of them too. None: one value.
     """
 
     name: str
@@ -54,6 +56,7 @@ class Option:
     hidden: bool = False
     argument: bool = False
     cli_only: bool = False
+    items: Any = None
 
     @property
     def flag(self) -> str:

@@ -49,7 +49,7 @@ def _measure(name: str, config, token, ids, *, device, dtype, progress, given_ta
         wanted = {} if observe is None else observe(name, position)  # heatmaps: name -> cells per side
         # A long computed signal is measured over an even sample of blocks (every position under --full).
         stored = isinstance(position, AdditiveTable) and position.stored
-        coverage = coverage_of(int(position.max_ctx), computed=not stored, full=config.full)
+        coverage = coverage_of(int(position.max_ctx), computed=not stored, full=config.full, full_by="--full")
         progress.stage("neighbour similarity" + (" and pictures" if wanted else ""), coverage.measured)
         with bounded_heap():  # the heap keeps and reuses the pass's blocks: the peak stays a few blocks
             second = _second_read(name, config, device=device, dtype=dtype, built=given_table is None,

@@ -23,6 +23,13 @@ from posemb_cli.measures.spectrum import table_spectrum
 from posemb_cli.run.report import SignalFigures
 
 _PROBE_SEED = 3  # offset from --seed of the q/k pair of the relative checks
+
+
+def _extend_advice(length: int) -> str:
+    """The command that ranks the scalings for a model whose rotary pairs never turn within its context."""
+    return f"posemb extend MODEL --to {length} ranks the scalings that keep them within"
+
+
 # The vector figures a bias per distance (ALiBi) gives no meaning to, and why (JSON ``left_out``).
 _SAME_WAY = ("every position's signal (its bias against position 0, -slope_h*p per head) points the same way: "
              "every cosine between positions is 1")
@@ -61,7 +68,8 @@ def signal_figures(
         ctx = int(position.max_ctx)
         progress.stage("scorecard")
         card = scorecard(position, max_offset=config.max_offset,
-                         seed=config.seed + _PROBE_SEED, probe_std=config.init_std, measured=measured)
+                         seed=config.seed + _PROBE_SEED, probe_std=config.init_std, measured=measured,
+                         ctx_by="--ctx", extend_advice=_extend_advice)
         bound = None
         if frequencies is not None:
             progress.stage("context bound")

@@ -89,7 +89,7 @@ def prepare(
 
     from posemb_cli.core.dtypes import resolve_dtype
     from posemb_cli.core.embeddings import TokenEmbedding
-    from posemb_cli.run.position_config import settle_position_settings
+    from posemb_cli.run.config import settle_position_settings
 
     if config.ctx > MAX_ANALYSED_POSITIONS:
         where = (origins or {}).get("ctx", "--ctx")

@@ -56,8 +56,7 @@ def test_inspect_and_compare_agree_on_one_scheme():
 def test_rich_output_shows_scorecard_curve_and_bars():
     from posemb_cli.render.documents import render_compare, render_inspect
     from posemb_cli.run.analysis import compare, inspect
-    from posemb_cli.run.config import make_config
-    from posemb_cli.run.position_config import with_position_settings
+    from posemb_cli.run.config import make_config, with_position_settings
 
     config = make_config(dim=16, ctx=64, vocab=40, batch=2, seq_len=8, max_offset=3, device="cpu")
     config = with_position_settings(config, schemes=tuple(ALL.split(",")), heads=4, rope_scaling="yarn",

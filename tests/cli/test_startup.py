@@ -134,3 +134,16 @@ def test_a_command_loads_no_other_commands_module(name):
     others = [module for module in modules for prefix in ("posemb_cli.cli.commands.", "posemb_cli.commands.")
               if module.startswith(prefix) and module[len(prefix):].split(".")[0] in set(SHORT_HELP) - {name}]
     assert others == [], others
+
+
+def test_compare_of_real_models_loads_no_other_commands_folder():
+    """Each column of ``compare MODEL MODEL`` is inspect's core, reached below the commands (``request.model``,
+    ``run.models``), not through inspect's folder."""
+    from pathlib import Path
+
+    published = Path(__file__).resolve().parents[1] / "sources" / "published"
+    modules = loaded(["compare", str(published / "llama-2-7b.json"), str(published / "mistral-7b-v0.1.json"),
+                      "--json", "--device", "cpu"])
+    assert "posemb_cli.commands.compare.models" in modules  # it ran
+    others = sorted({name.split(".")[2] for name in modules if name.startswith("posemb_cli.commands.")} - {"compare"})
+    assert others == [], others

@@ -36,7 +36,7 @@ def test_every_stage_of_every_scheme_is_named_and_counted():
 def test_order_and_padding_name_a_stage_per_scheme():
     from posemb_cli.commands.order.measure import run_order
     from posemb_cli.commands.padding.measure import run_padding
-    from posemb_cli.run.position_config import with_position_settings
+    from posemb_cli.run.config import with_position_settings
 
     schemes = ("none", "learned", "rope")
     config = with_position_settings(EmbeddingConfig(dim=16, ctx=32, vocab=50, batch=2, seq_len=8, device="cpu",

@@ -13,8 +13,7 @@ from posemb_cli.core.schemes import build_scheme
 from posemb_cli.core.schemes.rope import RotaryPositionalEmbedding
 from posemb_cli.core.schemes.rope_scaling import RopeScaling
 from posemb_cli.measures.decay import long_term_decay
-from posemb_cli.run.config import make_config
-from posemb_cli.run.position_config import with_position_settings
+from posemb_cli.run.config import make_config, with_position_settings
 from typer.testing import CliRunner
 
 from tests.conftest import DEVICES

@@ -32,7 +32,7 @@ def plain_starts(rows: int, positions: int, block: int) -> list[int]:
     (ROWS, POSITIONS, BLOCK), (1_000_003, POSITIONS, BLOCK), (10_485_760, SAMPLE_POSITIONS, SAMPLE_BLOCK),
     (1 << 27, SAMPLE_POSITIONS, SAMPLE_BLOCK), (SAMPLE_POSITIONS + 1, SAMPLE_POSITIONS, SAMPLE_BLOCK)])
 def test_sampled_blocks_follow_the_formula(rows, positions, block):
-    coverage = coverage_of(rows, computed=True, positions=positions, block=block)
+    coverage = coverage_of(rows, computed=True, positions=positions, block=block, full_by="--full")
     starts = plain_starts(rows, positions, block)
     assert coverage.spans == tuple((start, start + block) for start in starts)
     assert starts[0] == 0 and starts[-1] + block == rows  # the first and the last block
@@ -51,7 +51,7 @@ def test_the_default_sample_is_a_million_positions_in_256_blocks():
 @pytest.mark.parametrize(("rows", "computed", "full", "rule"), [
     (SAMPLE_POSITIONS, True, False, "every position"),
     (512, False, False, "every position"),
-    (SAMPLE_POSITIONS + 1, True, True, "every position (--full)"),
+    (SAMPLE_POSITIONS + 1, True, True, "every position (full)"),
     (SAMPLE_POSITIONS + 1, False, False, "every position (a stored table is measured in full)"),
 ])
 def test_every_position_up_to_the_threshold_for_stored_tables_and_under_full(rows, computed, full, rule):

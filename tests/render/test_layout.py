@@ -9,8 +9,7 @@ import pytest
 from posemb_cli.render.documents import render_compare
 from posemb_cli.render.format import general, number
 from posemb_cli.run.analysis import compare
-from posemb_cli.run.config import make_config
-from posemb_cli.run.position_config import with_position_settings
+from posemb_cli.run.config import make_config, with_position_settings
 from rich.console import Console
 
 ALL = ("learned", "sinusoidal", "rope", "alibi", "none")

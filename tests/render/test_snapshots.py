@@ -15,8 +15,7 @@ from posemb_cli.commands.order.measure import run_order
 from posemb_cli.commands.order.render import render_order
 from posemb_cli.render.documents import render_compare, render_inspect
 from posemb_cli.run.analysis import compare, inspect
-from posemb_cli.run.config import make_config
-from posemb_cli.run.position_config import with_position_settings
+from posemb_cli.run.config import make_config, with_position_settings
 from rich.console import Console
 
 WIDTHS = (80, 120)

@@ -26,13 +26,15 @@ def compare(context: typer.Context, **flags: Any) -> None:
     Example: posemb compare --checkpoint gpt2/ --schemes sinusoidal \\
                --plot gpt2.svg
     """
+    from posemb_cli.commands.compare.request import compare_request
     from posemb_cli.commands.compare.run import compare_command
 
     chosen = opt.command_flags(context, {**flags, "models": list(flags["models"] or ())})
     plot = chosen["plot"]
     inputs.check_plot_flag(plot)
     with run_progress("loading torch") as progress:
-        report = compare_command(chosen, progress=progress, observe=inputs.picture_observer(terminal=False, plot=plot),
-                                 note=inputs.note)
+        request = compare_request(chosen, note=inputs.note)
+        observe = inputs.picture_observer(terminal=False, plot=plot)
+        report = compare_command(request, progress=progress, observe=observe)
     inputs.write_requested_plot(plot, report, "posemb compare " + ", ".join(r.scheme for r in report.columns()))
     emit(report, chosen["json"])

@@ -25,6 +25,7 @@ def inspect(context: typer.Context, **flags: Any) -> None:
     Example: posemb inspect --checkpoint gpt2/model.safetensors \\
                --plot gpt2.png
     """
+    from posemb_cli.commands.inspect.request import inspect_request
     from posemb_cli.commands.inspect.run import inspect_command
 
     chosen = opt.command_flags(context, flags)
@@ -33,6 +34,6 @@ def inspect(context: typer.Context, **flags: Any) -> None:
     with run_progress("loading torch") as progress:
         observe = inputs.picture_observer(terminal=not (chosen["json"] or chosen["no_plot"]), plot=plot,
                                           full=chosen["pictures"] == "full")
-        report = inspect_command(chosen, progress=progress, observe=observe, note=inputs.note)
+        report = inspect_command(inspect_request(chosen, note=inputs.note), progress=progress, observe=observe)
     inputs.write_requested_plot(plot, report, f"posemb inspect {report.result.scheme}")
     emit(report, chosen["json"])

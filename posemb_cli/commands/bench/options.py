@@ -6,9 +6,9 @@ from posemb_cli.request import groups
 from posemb_cli.request.option import Option, without
 
 OPTIONS = (
-    Option("schemes", ("--schemes",), str, "learned,sinusoidal", panel=groups.SHARED_PANEL,
+    Option("schemes", ("--schemes",), str, "learned,sinusoidal", panel=groups.SHARED_PANEL, items=str,
            help="Comma list of schemes to time."),
-    Option("dim", ("--dim", "-d"), str, "1024", panel=groups.SHARED_PANEL,
+    Option("dim", ("--dim", "-d"), str, "1024", panel=groups.SHARED_PANEL, items=int,
            help="Comma list of model dimensions D to time."),
     Option("ctx", ("--ctx", "-c"), int, 2048, panel=groups.SHARED_PANEL,
            help="Max context length L: rows of a positional table."),

@@ -21,9 +21,8 @@ from posemb_cli.core.dtypes import dtype_size
 from posemb_cli.core.progress import Progress, or_silent
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
-from posemb_cli.run.config import make_config, require_int_in, require_positive_int
+from posemb_cli.run.config import check_default_position_settings, make_config, require_int_in, require_positive_int
 from posemb_cli.run.memory import estimate_bench_bytes, require_fits, size_blame
-from posemb_cli.run.position_config import check_default_position_settings
 
 BENCH_DEFAULTS = {"vocab": 32000, "dim": 1024, "ctx": 2048, "batch": 8}  # the command's, for a memory refusal
 _INT64 = 8

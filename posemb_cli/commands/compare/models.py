@@ -1,11 +1,12 @@
 """`compare MODEL MODEL ...`: real models side by side, each column exactly what `posemb inspect` finds.
 
-Each MODEL is named once (``run.models.model_source``) and read as ``inspect`` reads it; under
-``--scalings`` each is put under each scaling (``run.models.scaled_models``). Every (model, scaling) runs
-``inspect``'s own core, so a column's figures are the ones ``posemb inspect`` prints for it. A model with one
-RoPE set per layer type gives one column per set (Gemma 3: full_attention and sliding_attention), each over
-the distances its layers attend. A column is labelled by the model's name (its RoPE set and scaling after it
-where they tell columns apart); each entry adds ``label``, ``scaling`` and its own ``config`` to the document.
+Each MODEL is named once and read as ``inspect`` reads it, and under ``--scalings`` put under each scaling,
+when the request is checked (``request.py``, ``scaled_models``); every (model, scaling) then runs ``inspect``'s
+own core (``run.models.real_models``), so a column's figures are the ones ``posemb inspect`` prints for it. A
+model with one RoPE set per layer type gives one column per set (Gemma 3: full_attention and sliding_attention),
+each over the distances its layers attend. A column is labelled by the model's name (its RoPE set and scaling
+after it where they tell columns apart); each entry adds ``label``, ``scaling`` and its own ``config`` to the
+document.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from posemb_cli.core.progress import Prefixed, Progress, or_silent
-from posemb_cli.errors import PosembError
-from posemb_cli.request.flags import Flags
 from posemb_cli.run.report import CompareReport, InspectReport, SchemeReport
+
+if TYPE_CHECKING:
+    from posemb_cli.commands.compare.request import CompareRequest
 
 # The settings every column shares; the others (dim, ctx, ...) are each column's own, null when they differ.
 _SHARED = ("batch", "seed", "device", "dtype", "init_std", "max_offset", "ids", "full")
@@ -66,43 +69,29 @@ def _label(name: str, rope_set: str | None, scaling: str | None, *, several_mode
     return " ".join(parts)
 
 
-def compare_models(names: list[str], flags: Flags, *, progress: Progress | None = None,
-                   observe: Callable | None = None, note: Callable[[str], None] | None = None) -> CompareReport:
+def compare_models(request: CompareRequest, *, progress: Progress | None = None,
+                   observe: Callable | None = None) -> CompareReport:
     """Each model (under each scaling) as ``inspect`` analyses it, side by side."""
-    from posemb_cli.commands.compare.scaled_models import parse_scalings, scaled_model
-    from posemb_cli.commands.inspect.run import inspect_real
-    from posemb_cli.run.models.model_source import name_model, speaking_of
-    from posemb_cli.run.models.real_settings import check_source_flags
-    from posemb_cli.run.models.real_sources import open_real_model
+    from posemb_cli.run.models.model_source import speaking_of
+    from posemb_cli.run.models.real_models import inspect_real_model
     from posemb_cli.run.report import resolved_result
 
-    if flags.values.get("checkpoint") is not None:
-        raise PosembError(f"MODEL {names[0]} and --checkpoint {flags['checkpoint']} both name a model; give the "
-                          "checkpoint as one more MODEL")
-    if flags.given("schemes"):
-        raise PosembError("--schemes with MODEL: compare runs each MODEL's own position signal; leave --schemes out")
-    choices = None if flags.values.get("scalings") is None else parse_scalings(flags["scalings"])
     progress = or_silent(progress)
+    names, choices = list(request.models), request.choices
     results: list[SchemeReport] = []
     keys: list[dict] = []
     configs: list[dict] = []
-    for name in names:
-        named = name_model(name)
-        with speaking_of(named):
-            check_source_flags(checkpoint=named.path if named.has_weights else None, key=flags["key"],
-                               position_offset=flags["position_offset"])
-            real = open_real_model(model=named, key=flags["key"], position_offset=flags["position_offset"])
-            assert real is not None  # one of the two was given
-            for choice in [None] if choices is None else choices:
-                model, scaling = (real, None) if choice is None else scaled_model(real, choice)
-                title = model_label(name) + ("" if choice is None else f" {choice.label}")
-                report = inspect_real(model, flags, progress=Prefixed(progress, title), observe=observe, note=note)
-                for rope_set, result in _columns(report):
-                    label = _label(name, rope_set, None if choice is None else choice.label,
-                                   several_models=len(names) > 1)
-                    results.append(resolved_result(result, named.resolved()))
-                    keys.append({"label": label, "scaling": scaling, "config": report.config})
-                    configs.append(report.config)
+    for column in request.columns:
+        label_of = None if column.choice is None else column.choice.label
+        title = model_label(column.name) + ("" if label_of is None else f" {label_of}")
+        with speaking_of(column.named):
+            report = inspect_real_model(column.config, column.real, vocab_typed=request.vocab_typed,
+                                        progress=Prefixed(progress, title), observe=observe)
+        for rope_set, result in _columns(report):
+            label = _label(column.name, rope_set, label_of, several_models=len(names) > 1)
+            results.append(resolved_result(result, column.named.resolved()))
+            keys.append({"label": label, "scaling": column.scaling, "config": report.config})
+            configs.append(report.config)
     config = _shared_config(configs, names, [one["label"] for one in keys],
                             None if choices is None else [choice.label for choice in choices],
                             [result.scheme for result in results])

@@ -9,9 +9,9 @@ OPTIONS = (
     Option("models", (), list[str] | None, None, argument=True, metavar="MODEL", show_default=False,
            help="Real models side by side, each as posemb inspect reads it (one column per RoPE set): "
                 f"{groups.MODEL_HELP[0].lower()}{groups.MODEL_HELP[1:]}"),
-    Option("schemes", ("--schemes",), str, "learned,sinusoidal", panel=groups.SHARED_PANEL,
+    Option("schemes", ("--schemes",), str, "learned,sinusoidal", panel=groups.SHARED_PANEL, items=str,
            help="Comma list of schemes to compare."),
-    Option("scalings", ("--scalings",), str | None, None, metavar="NAME:FACTOR,...", show_default=False,
+    Option("scalings", ("--scalings",), str | None, None, items=str, metavar="NAME:FACTOR,...", show_default=False,
            panel=groups.REAL_PANEL,
            help="Each MODEL under each RoPE scaling: none, or linear, ntk, dynamic, yarn, llama3, longrope with its "
                 "factor (yarn:4), as posemb extend writes their rope_parameters; the factor is relative to the length "

@@ -49,9 +49,10 @@ def run_doctor(model: ModelFile) -> DoctorReport:
     """
     from posemb_cli.sources.naming.read import read_checkpoint_model, read_model
 
-    if model.flag == "--config":
+    if not model.has_weights:
         reading = read_model(model.path, lenient=True)
         return DoctorReport(source=_source(reading), findings=_config_findings(reading))
+    from posemb_cli.run.models.real_sources import OFFSET_FLAG
     from posemb_cli.sources.weights.position_table import load_checkpoint, model_kind_of
     from posemb_cli.sources.weights.tensor_files import open_tensor_file
 
@@ -62,7 +63,7 @@ def run_doctor(model: ModelFile) -> DoctorReport:
     source: dict = {"checkpoint": checkpoint, "config": beside.path if beside is not None else None}
     found: list[Finding] = []
     if kind is None or kind.kind in ("learned", "sinusoidal"):  # a table in the weights: check it against the config
-        loaded = load_checkpoint(checkpoint, tensors=tensors, kind=kind)
+        loaded = load_checkpoint(checkpoint, tensors=tensors, kind=kind, offset_given_as=OFFSET_FLAG)
         source.update(key=loaded.key, rows=loaded.rows, position_offset=loaded.position_offset)
         found = table_findings(beside, loaded.rows, loaded.position_offset, loaded.key)
     if beside is not None:

@@ -15,7 +15,7 @@ OPTIONS = (
                 "each pair is weighted by the heads' query and key weights."),
     Option("to", ("--to",), int, metavar="L", show_default=False, panel=groups.REAL_PANEL,
            help="The target length L, past the model's trained length."),
-    Option("scalings", ("--scalings",), str | None, None, metavar="NAME,...", show_default=False,
+    Option("scalings", ("--scalings",), str | None, None, items=str, metavar="NAME,...", show_default=False,
            panel=groups.REAL_PANEL,
            help="Candidates among none, linear, ntk, dynamic, yarn, llama3, longrope; default: every one the model "
                 "can load (longrope where it carries factors)."),

@@ -117,7 +117,7 @@ def _weights(reading: ModelReading, tensors, model: str, trained: list[TrainedSe
     if tensors is None:
         return ({one.rope.name: pair_weights(one.layers, one.rope.rotary_dim // 2) for one in trained}, {},
                 "pairs weighted equally: a config alone has no query and key weights to read")
-    from posemb_cli.commands.heads.measure import pair_shares
+    from posemb_cli.run.head_pairs import pair_shares
 
     shares = pair_shares(tensors, reading, model, progress=progress)
     return ({one.rope.name: heads_weights(shares.layers, one.layers) for one in trained}, shares.source,

@@ -1,7 +1,7 @@
 """The weight each RoPE set's pairs carry: every head's pair shares as ``posemb heads`` measures them, or, for a
 model read from its config alone, every pair alike; and one candidate's shares gathered per head, layer, set.
 
-Heads: ``commands.heads.measure.pair_shares`` reads the query and key weights one layer at a time (its progress bar)
+Heads: ``run.head_pairs.pair_shares`` reads the query and key weights one layer at a time (its progress bar)
 and gives each head's ``pair_share`` (H, P); the extrapolated and compressed shares of a head are sums of
 those shares over the pairs of that class, so they equal sums of ``posemb heads --json``'s pair shares.
 A group's (layer's, set's, model's) figure is the mean over its heads (heads without shares left out);
@@ -33,7 +33,7 @@ class SetWeights:
 
 
 def heads_weights(shares: Mapping[int, np.ndarray], layers: tuple[int, ...]) -> SetWeights:
-    """The pair shares of every head of ``layers``, from each layer's (H, P) shares (``heads.measure.pair_shares``)."""
+    """The pair shares of every head of ``layers``, from each layer's (H, P) shares (``run.head_pairs.pair_shares``)."""
     wanted = set(layers)
     return SetWeights([(layer, head, np.asarray(row, dtype=np.float64))
                        for layer, rows in shares.items() if layer in wanted for head, row in enumerate(rows)])

@@ -13,7 +13,7 @@ OPTIONS = (
            panel=groups.REAL_PANEL,
            help="A RoPE model's weights: .safetensors (or a sharded directory) or .bin with its config.json beside "
                 "it, or a .gguf file."),
-    Option("distances", ("--distances",), str | None, None, metavar="D,D,...", show_default=False,
+    Option("distances", ("--distances",), str | None, None, items=int, metavar="D,D,...", show_default=False,
            panel=groups.SHARED_PANEL,
            help="Distances of the kernel; default 0, 1, 2, 4, ... up to the model's context."),
     Option("top", ("--top",), int, 5, panel=groups.OUTPUT_PANEL,

@@ -11,43 +11,11 @@ import math
 from dataclasses import dataclass
 
 from posemb_cli.run.documents import Shown
+from posemb_cli.run.head_pairs import SetBands
 
 HEADS_SCHEMA = "posemb.heads/1"
 
 __all__ = ["HEADS_SCHEMA", "HeadFigures", "HeadsReport", "LayerHeads", "Pick", "SetBands"]
-
-
-@dataclass(frozen=True)
-class SetBands:
-    """One RoPE set's pairs: the frequencies as applied, the critical pair and the high-frequency pairs.
-
-    Attributes:
-        training_context: T, the context the bands are drawn at; context_from: the field (or rule) that gave it.
-        wavelengths: 2π / θ_f as applied (after any scaling), one per pair.
-        attention_factor: the factor on cos and sin (s; the kernel carries s²).
-        distances: the kernel's distances for this set's layers: the report's, below the distances its layers
-            attend (a sliding set's window). attends_to: those distances and why (``ModelReading.attends_to``).
-    """
-
-    name: str
-    base: float
-    rotary_pairs: int
-    critical_pair: int
-    high_pairs: int
-    training_context: int
-    context_from: str
-    wavelengths: list[float]
-    attention_factor: float
-    layout: str
-    distances: list[int] | None = None
-    attends_to: dict | None = None
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "base": self.base, "rotary_pairs": self.rotary_pairs,
-                "critical_pair": self.critical_pair, "high_pairs": self.high_pairs,
-                "training_context": self.training_context, "context_from": self.context_from,
-                "layout": self.layout, "attention_factor": self.attention_factor, "wavelengths": self.wavelengths,
-                "distances": self.distances, "attends_to": self.attends_to}
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from posemb_cli.request import groups
 from posemb_cli.request.option import Option
 
 OPTIONS = (
-    Option("schemes", ("--schemes",), str, "none,learned,sinusoidal,rope,alibi", panel=groups.SHARED_PANEL,
+    Option("schemes", ("--schemes",), str, "none,learned,sinusoidal,rope,alibi", panel=groups.SHARED_PANEL, items=str,
            help="Comma list of schemes to compare; none is NoPE."),
     *groups.SHARED, *groups.POSITION, *groups.OUTPUT,
 )

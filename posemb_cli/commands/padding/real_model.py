@@ -40,8 +40,8 @@ def _rope(config: EmbeddingConfig, real: RealModel, pad: int, progress: Progress
 def padding_real_model(config: EmbeddingConfig, real: RealModel, pad: int, *,
                        progress: Progress | None = None) -> PaddingReport:
     """Left padding on the model's own position signal; ``config`` holds the model's settled sizes."""
+    from posemb_cli.run.config import with_position_settings
     from posemb_cli.run.models.real_models import CHECKPOINT_SCHEME, checkpoint_origins
-    from posemb_cli.run.position_config import with_position_settings
 
     if real.rope is not None:
         report = _rope(config, real, pad, progress)
@@ -60,5 +60,5 @@ def padding_real_model(config: EmbeddingConfig, real: RealModel, pad: int, *,
                           "padding runs on position tables, RoPE and ALiBi")
     source = real.source()
     model = {} if real.reading is None else {"model": real.reading.model_dict()}
-    named = {"checkpoint" if real.flag == "--checkpoint" else "model_config": real.path}
+    named = {real.model.key: real.path}
     return PaddingReport(config={**report.config, **named}, results=report.results, source=source, **model)

@@ -8,7 +8,7 @@ from posemb_cli.request.option import Option, without
 OPTIONS = (
     groups.MODEL,
     Option("scheme", ("--scheme",), str, "rope", panel=groups.SHARED_PANEL, help="rope or sinusoidal."),
-    Option("dtypes", ("--dtypes",), str, "float32,bfloat16,float16", panel=groups.SHARED_PANEL,
+    Option("dtypes", ("--dtypes",), str, "float32,bfloat16,float16", panel=groups.SHARED_PANEL, items=str,
            help="Comma list of dtypes to measure."),
     Option("ctx", ("--ctx", "-c"), int, 8192, panel=groups.SHARED_PANEL, help="Positions measured: every p below ctx."),
     *without(groups.SHARED, "ctx", "vocab", "batch", "seq_len", "seed", "device", "dtype", "init_std", "max_offset",

@@ -49,9 +49,8 @@ def precision_request(flags: Flags) -> PrecisionRequest:
 def _checked(flags: Flags, named: ModelFile | None) -> PrecisionRequest:
     from posemb_cli.commands.precision.measure import PRECISION_SCHEMES, parse_dtypes
     from posemb_cli.core.settings import EmbeddingConfig
-    from posemb_cli.run.config import require_finite, require_positive_int
+    from posemb_cli.run.config import require_finite, require_positive_int, with_position_settings
     from posemb_cli.run.models.model_source import said
-    from posemb_cli.run.position_config import with_position_settings
 
     scheme = flags["scheme"]
     if scheme not in PRECISION_SCHEMES:

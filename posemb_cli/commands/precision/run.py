@@ -31,7 +31,7 @@ def _not_a_formula(model: ModelFile, kind) -> PosembError:
 
 def _rope_model(model: ModelFile):
     """The RoPE model and its JSON ``source``, the model's kind told first (its one reading)."""
-    if model.flag == "--config":
+    if not model.has_weights:
         from posemb_cli.sources.model.rope_model import rope_model_of
         from posemb_cli.sources.naming.read import read_model
 

@@ -9,15 +9,15 @@ from posemb_cli.request.option import Option, without
 _NOT_SHARED = ("dim", "ctx", "base", "ids", "head_dim", "rope_layout", "rope_scaling", "rope_factor", "heads")
 
 OPTIONS = (
-    Option("schemes", ("--schemes",), str, "learned,sinusoidal", panel=groups.SHARED_PANEL,
+    Option("schemes", ("--schemes",), str, "learned,sinusoidal", panel=groups.SHARED_PANEL, items=str,
            help="Comma list of schemes."),
-    Option("dim", ("--dim", "-d"), str, "64", help="Comma list of model dimensions D."),
-    Option("ctx", ("--ctx", "-c"), str, "512", help="Comma list of max context lengths L."),
-    Option("base", ("--base",), str, "10000", help="Comma list of frequency bases."),
-    Option("rope_scaling", ("--rope-scaling",), str, "none", metavar="KIND,...", panel=groups.POSITION_PANEL,
+    Option("dim", ("--dim", "-d"), str, "64", items=int, help="Comma list of model dimensions D."),
+    Option("ctx", ("--ctx", "-c"), str, "512", items=int, help="Comma list of max context lengths L."),
+    Option("base", ("--base",), str, "10000", items=float, help="Comma list of frequency bases."),
+    Option("rope_scaling", ("--rope-scaling",), str, "none", items=str, metavar="KIND,...", panel=groups.POSITION_PANEL,
            help="Comma list of RoPE context extensions (none, linear, ntk, dynamic, yarn, llama3); rope runs under "
                 "each."),
-    Option("rope_factor", ("--rope-factor",), str | None, None, metavar="F,...", show_default=False,
+    Option("rope_factor", ("--rope-factor",), str | None, None, items=float, metavar="F,...", show_default=False,
            panel=groups.POSITION_PANEL,
            help="Comma list of extension factors, 1 or more; each scaling but none runs with each. Required with "
                 "--rope-scaling."),

@@ -17,9 +17,8 @@ from posemb_cli.core.progress import Prefixed, Progress, or_silent
 from posemb_cli.core.settings import EmbeddingConfig
 from posemb_cli.errors import PosembError
 from posemb_cli.request.words import flag_of
-from posemb_cli.run.config import make_config, require_positive_int
+from posemb_cli.run.config import check_default_position_settings, make_config, require_positive_int
 from posemb_cli.run.memory import estimate_bytes, require_fits, size_blame
-from posemb_cli.run.position_config import check_default_position_settings
 
 MAX_POINTS = 10_000  # configurations of one sweep: every one is validated before any work starts
 # The RoPE scaling flags sweep takes beside the lists --rope-scaling and --rope-factor: one value each.

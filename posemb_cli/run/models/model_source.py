@@ -18,10 +18,17 @@ from typing import TypeVar
 from posemb_cli.errors import ConfigError, FileError, PosembError
 from posemb_cli.sources.naming.model_file import MODEL, ModelFile
 
-FLAG = MODEL
+FLAG = "MODEL"  # how a message names the model the positional argument named
+_READ_AS = {"model_config": "--config", "checkpoint": "--checkpoint"}
 _Report = TypeVar("_Report")
 
-__all__ = ["FLAG", "as_argument", "name_model", "said", "speaking_of", "with_resolved"]
+__all__ = ["FLAG", "as_argument", "name_model", "read_as", "said", "speaking_of", "with_resolved"]
+
+
+def read_as(model: ModelFile) -> str:
+    """The flag whose reading reads the model: the one that named it, or for MODEL the one a file of its kind
+    stands for (``--checkpoint`` with weights, else ``--config``)."""
+    return _READ_AS[model.key]
 
 
 def _as_typed(model: ModelFile, path: str) -> bool:
@@ -37,8 +44,8 @@ def said(model: ModelFile, path: str, *, flag: str | None = None) -> str:
         flag: the flag the file is read as where not the model's own (``--config`` for its settings).
     """
     if _as_typed(model, path):
-        return f"{MODEL} {model.name}" + ("" if path == model.name else f" ({path})")
-    return f"{flag or model.flag} {path}"
+        return f"{FLAG} {model.name}" + ("" if path == model.name else f" ({path})")
+    return f"{flag or read_as(model)} {path}"
 
 
 def as_argument(model: ModelFile, path: str, *, flag: str | None = None) -> str:
@@ -46,7 +53,7 @@ def as_argument(model: ModelFile, path: str, *, flag: str | None = None) -> str:
     typed as, else the flag and the path."""
     if _as_typed(model, path):
         return model.name
-    return f"{flag or model.flag} {path}"
+    return f"{flag or read_as(model)} {path}"
 
 
 def _worded(model: ModelFile, error: FileError) -> PosembError:
@@ -78,7 +85,7 @@ def name_model(name: str, *, config_needed: bool = False) -> ModelFile:
     try:
         return model_file(name, config_needed=config_needed)
     except FileError as exc:
-        raise PosembError(f"{MODEL}{' ' + exc.path if exc.path else ''}: {exc.detail}") from None
+        raise PosembError(f"{FLAG}{' ' + exc.path if exc.path else ''}: {exc.detail}") from None
 
 
 def with_resolved(report: _Report, model: ModelFile | None) -> _Report:

@@ -150,7 +150,7 @@ def inspect_real_model(config: EmbeddingConfig, model, *, vocab_typed: bool, **k
 
         report = inspect_relative_bias(config, model.bias, **kwargs)
     else:
-        from posemb_cli.run.position_config import with_position_settings
+        from posemb_cli.run.config import with_position_settings
 
         formula = model.formula
         settings = {"heads": formula.heads} if formula.scheme == "alibi" else {}

@@ -16,11 +16,11 @@ import os
 from dataclasses import dataclass, field
 
 from posemb_cli.errors import ConfigError, FileError, PosembError
-from posemb_cli.run.models.model_source import as_argument, said, speaking_of
+from posemb_cli.run.models.model_source import as_argument, read_as, said, speaking_of
 from posemb_cli.sources.model.kind import ModelKind
 from posemb_cli.sources.model.reading import ModelReading
 from posemb_cli.sources.model.rope_model import RopeModel, rope_model_of
-from posemb_cli.sources.naming.model_file import ModelFile, flag_model
+from posemb_cli.sources.naming.model_file import ModelFile, option_model
 from posemb_cli.sources.naming.read import read_checkpoint_model, read_model, stored_token_table
 from posemb_cli.sources.weights.position_table import (
     LoadedTable,
@@ -31,6 +31,7 @@ from posemb_cli.sources.weights.position_table import (
 from posemb_cli.sources.weights.relative_bias import RelativeBiasTable, read_relative_bias
 from posemb_cli.sources.weights.tensor_files import open_tensor_file
 
+OFFSET_FLAG = "--position-offset"  # how the command line gives a table's offset, for the reason of the one read
 _WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 
 
@@ -84,7 +85,7 @@ class RealModel:
     @property
     def flag(self) -> str:
         """The flag whose reading read it: ``--config`` or ``--checkpoint``."""
-        return self.model.flag
+        return read_as(self.model)
 
     def said(self, path: str | None = None, *, flag: str | None = None) -> str:
         """How a message names ``path`` (default: the file its kind was read from), as the user named the model."""
@@ -137,11 +138,11 @@ class RealModel:
         out = {**self.part.source(), **self.kind.source()}
         if self.reading is not None:
             out["decided_by"] = self.reading.decided_by
-        if self.flag == "--checkpoint" and self.loaded is None and self.bias is None:
+        if self.model.has_weights and self.loaded is None and self.bias is None:
             out["checkpoint"] = self.path
             out["analysed_from"] = ("its GGUF metadata" if self.reading is not None and self.reading.format == "gguf"
                                     else "config.json beside the weights")
-        if self.flag == "--config" and self.loaded is not None:
+        if not self.model.has_weights and self.loaded is not None:
             out["config"] = self.path
         if self.token_note and ("token_note" not in out or self.projected_tokens is not None):
             out["token_note"] = self.token_note
@@ -187,8 +188,8 @@ def _table_beside(model: ModelFile, file: str, kind: ModelKind, reading: ModelRe
     if len(tables) > 1:
         raise FileError(file, f"this model has several position tables ({', '.join(tables)}); pick one with "
                               f"--checkpoint {folder} --key NAME")
-    with speaking_of(flag_model("--checkpoint", folder)):
-        loaded = load_checkpoint(folder, tensors=tensors, kind=kind)
+    with speaking_of(option_model("checkpoint", folder)):
+        loaded = load_checkpoint(folder, tensors=tensors, kind=kind, offset_given_as=OFFSET_FLAG)
     return RealModel(model, file, kind, loaded=loaded,  # the reading with the token table as stored
                      notes=[f"{kind.label}: read from the weights beside {file}"],
                      reading=dataclasses.replace(reading, token_table=stored_token_table(tensors, reading.hidden_size)))
@@ -240,7 +241,8 @@ def from_checkpoint(model: ModelFile, *, key: str | None, position_offset: int |
                          reading=read_checkpoint_model(tensors, path))
     if kind is not None and kind.kind == "relative_embeddings":
         raise _refuse_relative(kind, "--checkpoint", path)
-    loaded = load_checkpoint(path, key=key, position_offset=position_offset, tensors=tensors, kind=kind)
+    loaded = load_checkpoint(path, key=key, position_offset=position_offset, tensors=tensors, kind=kind,
+                             offset_given_as=OFFSET_FLAG)
     return RealModel(model, path, kind or ModelKind("learned", f"tensor name {loaded.key!r}"),
                      loaded=loaded, reading=read_checkpoint_model(tensors, path))
 
@@ -251,7 +253,7 @@ def open_real_model(*, model: ModelFile | None, key: str | None = None,
     or None when none is named."""
     if model is None:
         return None
-    if model.flag == "--checkpoint":
+    if model.has_weights:
         return from_checkpoint(model, key=key, position_offset=position_offset)
     return from_config(model)
 

@@ -36,7 +36,7 @@ def rope_settings(config: EmbeddingConfig, model: RopeModel, *, ctx: int | None 
     plain RoPE here; the scheme itself is built from the model's full scaling
     (``model_rope_builder``) and the JSON config names the real kind.
     """
-    from posemb_cli.run.position_config import with_position_settings
+    from posemb_cli.run.config import with_position_settings
 
     s = model.scaling
     flag_kind = s.kind in SCALING_KINDS

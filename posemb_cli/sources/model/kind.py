@@ -82,8 +82,13 @@ class ModelKind:
     def vocab(self) -> int | None:
         return _int(self.fields.get("vocab_size"))
 
-    def position_offset(self, key: str, shapes: dict) -> tuple[int, str]:
-        """Leading rows of the learned table ``key`` that real positions do not use, and why."""
+    def position_offset(self, key: str, shapes: dict, *, given_as: str = "a position offset") -> tuple[int, str]:
+        """Leading rows of the learned table ``key`` that real positions do not use, and why.
+
+        Args:
+            given_as: how the reader's caller takes an offset, for the reason's advice where the file leaves it open
+                (the CLI's option).
+        """
         model_type = self.model_type
         if model_type in fam.PADDING_FAMILIES:
             pad = _int(self.fields.get("pad_token_id")) if self.fields.get("pad_token_id") != 0 else 0
@@ -107,7 +112,7 @@ class ModelKind:
                 return 2, (f"no config.json: {project_in} is OPT's (word_embed_proj_dim), whose learned positions "
                            "carry an offset of 2")
             return 0, ("no config.json: embed_positions is OPT's and BART's (offset 2) and Whisper's (offset 0); "
-                       "rows from 0, give --position-offset 2 for OPT or BART")
+                       f"rows from 0, give {given_as} 2 for OPT or BART")
         return 0, "no reserved rows (no config.json)"
 
 

@@ -4,9 +4,9 @@ A name (``resolve.py``: a path, a Hugging Face id in the local cache, an Ollama 
 config.json, a model directory (its config.json, and its weights where it holds them), a GGUF file
 (by suffix or magic: an Ollama blob has none), or a weights file (.safetensors, .bin, .pt, .pth) with
 its config.json beside it, so that the commands taking a model never look at the name themselves.
-``--config`` and ``--checkpoint`` give the same object (``flag_model``), taken as given: their readers
-refuse what is not there. Nothing here parses a config or a header: ``open_model`` hands the file to the
-one reading. Refusals are ``FileError``s about the name as given; the caller says which flag gave it.
+A path given for the request's ``model_config`` or ``checkpoint`` gives the same object (``option_model``), taken as
+given: their readers refuse what is not there. Nothing here parses a config or a header: ``open_model`` hands the
+file to the one reading. Refusals are ``FileError``s about the name as given; the caller words how the user gave it.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ if TYPE_CHECKING:
 
 KINDS = ("config", "gguf", "checkpoint")
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
-TABLE_SUFFIXES = (".ckpt", ".npy", ".npz")  # a position table alone (--checkpoint reads it without a config)
+TABLE_SUFFIXES = (".ckpt", ".npy", ".npz")  # a position table alone (a checkpoint read without a config)
 DIRECTORY_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
-MODEL = "MODEL"
-FLAGS = ("--config", "--checkpoint")
+MODEL = "model"  # the request's key of a model named by its name (resolved here), not by the file to read
+OPTION_KEYS = ("model_config", "checkpoint")  # the request's keys of a file read as given: settings, or weights
 
-__all__ = ["DIRECTORY_WEIGHTS", "FLAGS", "KINDS", "MODEL", "TABLE_SUFFIXES", "WEIGHT_SUFFIXES", "ModelFile",
-           "flag_model", "model_file", "open_model"]
+__all__ = ["DIRECTORY_WEIGHTS", "KINDS", "MODEL", "OPTION_KEYS", "TABLE_SUFFIXES", "WEIGHT_SUFFIXES", "ModelFile",
+           "model_file", "open_model", "option_model"]
 
 
 @dataclass(frozen=True)
@@ -40,9 +40,10 @@ class ModelFile:
         name: what the user gave. path: the file or directory to read.
         kind: ``config`` (settings only), ``gguf`` (settings and weights in one file) or ``checkpoint``
             (weights with the config.json beside them).
-        config: the config.json read (None for a GGUF file, whose header holds the settings, and for a flag's file).
-        found: how the name was resolved, in words (a flag's file: the flag).
-        via: what named it: ``MODEL``, ``--config`` or ``--checkpoint``.
+        config: the config.json read (None for a GGUF file, whose header holds the settings, and for a file given
+            as is).
+        found: how the name was resolved, in words (a file given as is: the request's key that gave it).
+        via: the request's key that named it: ``model`` (resolved by name), ``model_config`` or ``checkpoint``.
     """
 
     name: str
@@ -57,16 +58,10 @@ class ModelFile:
         return self.kind != "config"
 
     @property
-    def flag(self) -> str:
-        """The flag whose reading reads it: its own, or for MODEL the one a file of its kind stands for."""
-        if self.via != MODEL:
-            return self.via
-        return "--checkpoint" if self.has_weights else "--config"
-
-    @property
     def key(self) -> str:
-        """The parameter of that flag: ``checkpoint`` or ``model_config``."""
-        return "checkpoint" if self.flag == "--checkpoint" else "model_config"
+        """The request's key whose reading reads it: ``checkpoint`` (weights) or ``model_config`` (settings alone);
+        for a model named by its name, the one a file of its kind stands for."""
+        return "checkpoint" if self.has_weights else "model_config"
 
     @property
     def paths(self) -> frozenset[str]:
@@ -91,11 +86,12 @@ class ModelFile:
         return {"name": self.name, "path": self.path, "found": self.found}
 
 
-def flag_model(flag: str, path: str) -> ModelFile:
-    """The model ``--config PATH`` or ``--checkpoint PATH`` names: the path as given, its kind by the flag."""
-    if flag not in FLAGS:
-        raise ValueError(f"a model is named by {' or '.join(FLAGS)}, not {flag}")
-    return ModelFile(path, path, "config" if flag == "--config" else "checkpoint", None, flag, flag)
+def option_model(key: str, path: str) -> ModelFile:
+    """The model a file given as is names (the request's ``model_config`` or ``checkpoint``): the path as given, its
+    kind by the key."""
+    if key not in OPTION_KEYS:
+        raise ValueError(f"a file given as is is a {' or a '.join(OPTION_KEYS)}, not {key}")
+    return ModelFile(path, path, "config" if key == "model_config" else "checkpoint", None, key, key)
 
 
 def _directory(name: str, path: str, how: str) -> ModelFile:
@@ -114,7 +110,7 @@ def model_file(name: str, *, config_needed: bool = True) -> ModelFile:
 
     Args:
         config_needed: refuse weights without a config.json beside them; False: they are a checkpoint still (a
-            position table read as ``--checkpoint`` reads one, .npy and .npz arrays too).
+            position table read as a checkpoint is, .npy and .npz arrays too).
     """
     from posemb_cli.sources.gguf.header import is_gguf
     from posemb_cli.sources.naming.resolve import resolve_model

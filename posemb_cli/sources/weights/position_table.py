@@ -200,10 +200,12 @@ def _first_non_finite_row(table, block_values: int = 1 << 20) -> int | None:
 
 
 def load_checkpoint(path: str, *, key: str | None = None, position_offset: int | None = None,
-                    tensors: TensorFile | None = None, kind: ModelKind | None = None) -> LoadedTable:
+                    tensors: TensorFile | None = None, kind: ModelKind | None = None,
+                    offset_given_as: str = "a position offset") -> LoadedTable:
     """Read the position table (only that tensor where the format allows) and the token table's shape.
 
-    ``tensors`` and ``kind`` (the file already opened and classified) are read again when not given.
+    ``tensors`` and ``kind`` (the file already opened and classified) are read again when not given;
+    ``offset_given_as`` names how the caller takes ``position_offset``, for the offset's reason.
     """
     tensors = tensors or open_tensor_file(path)
     kind = kind or model_kind_of(tensors)
@@ -219,11 +221,12 @@ def load_checkpoint(path: str, *, key: str | None = None, position_offset: int |
         raise FileError(path, f"table {name!r} has shape [{stored_rows}, {dim}]; "
                               f"a position table needs at least 2 rows and 1 feature")
     if position_offset is None:
-        offset, reason = (kind or ModelKind("learned", "", origin=path)).position_offset(name, tensors.shapes)
+        offset, reason = (kind or ModelKind("learned", "", origin=path)).position_offset(name, tensors.shapes,
+                                                                                     given_as=offset_given_as)
         if offset > stored_rows - 2:
             offset, reason = 0, f"{reason}; ignored: the table has only {stored_rows} rows"
     else:
-        offset, reason = position_offset, "set by --position-offset"
+        offset, reason = position_offset, f"set by {offset_given_as}"
         if not 0 <= offset <= stored_rows - 2:
             raise ValueRefusal("position_offset", brief(offset, 40), f"must be in [0, {stored_rows - 2}] for the "
                                                                      f"{stored_rows}-row table {name!r}")

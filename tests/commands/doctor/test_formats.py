@@ -262,9 +262,9 @@ def test_every_rule_sets_the_key_it_is_about(tmp_path):
         _, found = findings("--config", path)
         assert found
         from posemb_cli.commands.doctor.examine import run_doctor
-        from posemb_cli.sources.naming.model_file import flag_model
+        from posemb_cli.sources.naming.model_file import option_model
 
-        keys = {(f.id, f.message): f.key for f in run_doctor(flag_model("--config", path)).findings}
+        keys = {(f.id, f.message): f.key for f in run_doctor(option_model("model_config", path)).findings}
         for finding in found:
             key = keys[finding["id"], finding["message"]]
             assert key is not None, finding["id"]

@@ -8,8 +8,7 @@ import torch
 from posemb_cli.cli.app import app
 from posemb_cli.commands.order.measure import _permutation, run_order
 from posemb_cli.core.attention import attention_weights
-from posemb_cli.run.config import make_config
-from posemb_cli.run.position_config import with_position_settings
+from posemb_cli.run.config import make_config, with_position_settings
 from typer.testing import CliRunner
 
 from tests.oracles import sinusoidal_table

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from posemb_cli.errors import ConfigError, FileError, PosembError
 from posemb_cli.run.models.model_source import as_argument, said, speaking_of
-from posemb_cli.sources.naming.model_file import ModelFile, flag_model
+from posemb_cli.sources.naming.model_file import ModelFile, option_model
 
 NAMED = ModelFile("org/name", "/cache/snapshots/abc", "checkpoint", "/cache/snapshots/abc/config.json",
                   "Hugging Face cache")
@@ -33,11 +33,12 @@ def test_a_refusal_names_the_model_as_named(error, said_as):
 
 
 def test_a_flag_names_its_file_and_a_setting_is_the_config_s():
-    checkpoint = flag_model("--checkpoint", "/models/m")
+    checkpoint = option_model("checkpoint", "/models/m")
     assert _worded(checkpoint, FileError("/models/m", "no weights")) == "--checkpoint /models/m: no weights"
     assert _worded(checkpoint, ConfigError("/models/m/config.json", "rope_theta must be above 1")) == \
         "--config /models/m/config.json: rope_theta must be above 1"
-    assert _worded(flag_model("--config", "c.json"), FileError("c.json", "not JSON")) == "--config c.json: not JSON"
+    config = option_model("model_config", "c.json")
+    assert _worded(config, FileError("c.json", "not JSON")) == "--config c.json: not JSON"
     assert _worded(None, FileError("c.json", "not JSON")) == "c.json: not JSON"
 
 
@@ -46,4 +47,4 @@ def test_messages_above_the_readers_name_it_alike():
     assert said(NAMED, "org/name") == "MODEL org/name"
     assert as_argument(NAMED, "/cache/snapshots/abc") == "org/name"
     assert as_argument(NAMED, "/cache/snapshots", flag="--checkpoint") == "--checkpoint /cache/snapshots"
-    assert said(flag_model("--config", "c.json"), "c.json") == "--config c.json"
+    assert said(option_model("model_config", "c.json"), "c.json") == "--config c.json"

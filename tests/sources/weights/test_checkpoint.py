@@ -98,7 +98,9 @@ def test_opt_bin_in_directory_offset_two(tmp_path):
 def test_name_hints_without_config(tmp_path):
     # embed_positions is OPT's and BART's (offset 2) but also Whisper's (offset 0): no guess, a note instead.
     opt = load_checkpoint(save_torch(tmp_path / "opt.pt", opt_tensors()))
-    assert opt.position_offset == 0 and "--position-offset 2" in opt.offset_reason
+    assert opt.position_offset == 0 and "give a position offset 2 for OPT or BART" in opt.offset_reason
+    said = load_checkpoint(str(tmp_path / "opt.pt"), offset_given_as="--position-offset")  # as the CLI names it
+    assert said.position_offset == 0 and "give --position-offset 2 for OPT or BART" in said.offset_reason
     assert load_checkpoint(save_safetensors(tmp_path / "r.safetensors", roberta_tensors())).position_offset == 2
 
 
