@@ -111,7 +111,7 @@ def _set_candidate(one: TrainedSet, spec: SetCandidateSpec, weights: SetWeights,
         speed_up_cost=overall.speed_cost), shares
 
 
-def _weights(reading: ModelReading, tensors, model: str, trained: list[TrainedSet], progress: Progress):
+def _weights(reading: ModelReading, tensors, path: str, trained: list[TrainedSet], progress: Progress):
     from posemb_cli.commands.extend.weights import heads_weights, pair_weights
 
     if tensors is None:
@@ -119,22 +119,21 @@ def _weights(reading: ModelReading, tensors, model: str, trained: list[TrainedSe
                 "pairs weighted equally: a config alone has no query and key weights to read")
     from posemb_cli.run.head_pairs import pair_shares
 
-    shares = pair_shares(tensors, reading, model, progress=progress)
+    shares = pair_shares(tensors, reading, path, progress=progress)
     return ({one.rope.name: heads_weights(shares.layers, one.layers) for one in trained}, shares.source,
             "each pair weighted by each head's pair share (its query and key weights, as posemb heads measures "
             "them)")
 
 
-def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor: float | None = None, top: int = 3,
-               progress: Progress | None = None, named: ModelFile | None = None,
-               fine_tune: bool = False) -> ExtendReport:
+def run_extend(model: str | ModelFile, *, to: int, scalings: list[str] | None = None, factor: float | None = None,
+               top: int = 3, progress: Progress | None = None, fine_tune: bool = False) -> ExtendReport:
     """Rank the candidate scalings of ``model`` at ``to`` positions and recommend the first.
 
     Args:
-        model: a config.json, a model directory, a .gguf file, or a weights file with its config.json beside it.
+        model: a config.json, a model directory, a .gguf file, or a weights file with its config.json beside it, as
+            named (MODEL) or already resolved (``sources.naming.model_file``).
         to: the target length L. scalings: the candidates (default: every one that applies). factor: the factor
             every candidate takes (default: the one that reaches L). top: heads listed as most at risk.
-        named: ``model`` already resolved (``sources.naming.model_file``); None: resolved here.
         fine_tune: the user will fine-tune at L: recommend the best prediction whatever its label (default: the
             publisher's recipe for L where the model card gives one, else the best candidate that needs no
             training where one lies within the prediction's interval of the best).
@@ -148,11 +147,12 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
     from posemb_cli.run.models.model_source import name_model
     from posemb_cli.run.models.scaling_candidates import candidate_spec, model_parameters
     from posemb_cli.run.models.trained_rope import trained_sets
-    from posemb_cli.sources.naming.model_file import open_model
+    from posemb_cli.sources.naming.model_file import ModelFile, open_model
 
     progress = or_silent(progress)
     progress.stage("reading the model")
-    named = name_model(model, config_needed=True) if named is None else named
+    named = model if isinstance(model, ModelFile) else name_model(model, config_needed=True)
+    model = named.name
     reading, tensors = open_model(named)
     trained = trained_sets(reading, to, FLAG) if reading.kind.kind == "rope" else []
     keep = _refuse_target(model, reading, trained, to)
@@ -160,7 +160,7 @@ def run_extend(model: str, *, to: int, scalings: list[str] | None = None, factor
         return _kept(model, named, reading, trained, to, keep)
     extended = [one for one in trained if one.needs_extension]
     chosen, left_out = _choose(scalings, reading, extended)
-    weights, heads_source, weighted_note = _weights(reading, tensors, model, trained, progress)
+    weights, heads_source, weighted_note = _weights(reading, tensors, named.path, trained, progress)
     progress.stage("classifying pairs", total=len(chosen))
     specs = {scaling: [(one, candidate_spec(scaling, one, to, factor)) for one in extended] for scaling in chosen}
     per_set: dict[str, list[SetCandidate]] = {one.rope.name: [] for one in trained}

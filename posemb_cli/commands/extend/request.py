@@ -31,7 +31,7 @@ class ExtendRequest:
     """``posemb extend``'s request, every value checked.
 
     Attributes:
-        typed: MODEL as the user typed it; model: MODEL resolved (a config.json alone allowed).
+        model: MODEL resolved (a config.json alone allowed; its ``name`` as the user typed it).
         to: the target length L. top: heads listed as most at risk.
         scalings: the candidates asked for (None: every one that applies). factor: the factor every candidate takes
             (None: the one that reaches L). fine_tune: rank for a user who will fine-tune at L.
@@ -42,7 +42,6 @@ class ExtendRequest:
             terminal pictures.
     """
 
-    typed: str
     model: ModelFile
     to: int
     top: int
@@ -142,7 +141,7 @@ def extend_request(flags: Flags) -> ExtendRequest:
         if runtime == "llama.cpp" and (flags.given("device") or flags.given("dtype")):
             raise PosembError("--device and --dtype are read by the transformers runtime; llama.cpp runs the GGUF "
                               "file as stored, on the CPU: leave them out or give --runtime transformers")
-    return ExtendRequest(typed=flags["model"], model=named, to=to, top=top, scalings=scalings, factor=factor,
+    return ExtendRequest(model=named, to=to, top=top, scalings=scalings, factor=factor,
                          fine_tune=bool(flags.values.get("fine_tune", False)), text=text, ids=ids, runtime=runtime,
                          device=flags["device"], dtype=flags["dtype"], save_ids=flags.values.get("save_ids"),
                          write_config=write_config, pictures=not flags.values.get("no_plot", False))

@@ -27,8 +27,8 @@ def _extend(request: ExtendRequest, *, progress: Progress | None = None) -> Exte
     from posemb_cli.run.models.model_source import speaking_of
 
     def predicted() -> ExtendReport:
-        return run_extend(request.typed, to=request.to, scalings=request.scalings, factor=request.factor,
-                          top=request.top, progress=progress, named=request.model, fine_tune=request.fine_tune)
+        return run_extend(request.model, to=request.to, scalings=request.scalings, factor=request.factor,
+                          top=request.top, progress=progress, fine_tune=request.fine_tune)
 
     with speaking_of(request.model):  # a refusal about the model's files names it as typed
         if not request.measures:
