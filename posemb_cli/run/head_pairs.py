@@ -27,8 +27,6 @@ __all__ = ["PairShares", "SetBands", "default_distances", "layer_figures", "pair
 
 
 @dataclass(frozen=True)
-
-
 class SetBands:
     """One RoPE set's pairs: the frequencies as applied, the critical pair and the high-frequency pairs.
 
@@ -105,6 +103,7 @@ def set_bands(one: RopeSet, reading: ModelReading, distances: list[int] | None) 
 
 
 def qk_source_of(path: str, reading: ModelReading, qk, kind: str) -> dict:
+    """The JSON ``source`` of the weights read: the file, its format, the config and the rules applied to q and k."""
     return {"checkpoint": path, "format": kind, "config": reading.path, "read_from": reading.read_from,
             "model_type": reading.model_type, "norms": qk.rule.describe(), "fused_qkv": qk.names.fused,
             "qk_rows_unpermuted": qk.unpermute, "rules": list(reading.rules)}
@@ -171,8 +170,6 @@ def read_layers(reading: ModelReading, qk, sets: dict, progress: Progress, side_
 
 
 @dataclass(frozen=True)
-
-
 class PairShares:
     """Each head's pair shares, as ``posemb heads`` measures them, without the rest of its report.
 
