@@ -147,3 +147,14 @@ def test_compare_of_real_models_loads_no_other_commands_folder():
     assert "posemb_cli.commands.compare.models" in modules  # it ran
     others = sorted({name.split(".")[2] for name in modules if name.startswith("posemb_cli.commands.")} - {"compare"})
     assert others == [], others
+
+
+def test_inspect_refuses_a_config_before_torch(tmp_path):
+    """inspect measures tensors (in the dtype, on the device asked for), so a config it runs loads torch; a config it
+    refuses costs none."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "llama", "hidden_size": 256, "num_attention_heads": 3,
+                                "max_position_embeddings": 2048}))
+    report = probe(["inspect", str(path)])
+    assert report["code"] == 2 and report["shown"] == ""
+    assert "torch" not in report["heavy"]
