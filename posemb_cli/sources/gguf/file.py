@@ -71,19 +71,24 @@ def tensor_values(tensor) -> list[float]:
     return [float(v) for v in dequantized(tensor).reshape(-1)]
 
 
-def open_gguf(path: str) -> tuple[dict, Callable[[str], object], ModelKind]:
-    """The GGUF file's tensors for a TensorFile: (shapes, read(name), the model's kind)."""
+def open_gguf(path: str) -> tuple[dict, Callable[[str], object], ModelKind, Callable[[str], object]]:
+    """The GGUF file's tensors for a TensorFile: (shapes, read(name) as torch, the model's kind, read(name) as
+    NumPy: the same float32 values without torch)."""
     from posemb_cli.sources.gguf.rules import gguf_kind
 
     reader = gguf_reader(path)
     tensors = {tensor.name: tensor for tensor in reader.tensors}
     shapes = {name: tensor_shape(tensor) for name, tensor in tensors.items()}
 
-    def read(name: str):
+    def read_array(name: str):
         import numpy as np
+
+        return np.array(dequantized(tensors[name]), dtype=np.float32, copy=True)
+
+    def read(name: str):
         import torch
 
-        return torch.from_numpy(np.array(dequantized(tensors[name]), dtype=np.float32, copy=True))
+        return torch.from_numpy(read_array(name))
 
     kind = gguf_kind(metadata(reader).get("general.architecture"), tensors, path)
-    return shapes, read, kind
+    return shapes, read, kind, read_array

@@ -156,8 +156,10 @@ class _LayerReading:
         self.read: dict[str, object] = {}
 
     def _tensor(self, name: str):
+        """The tensor as read: NumPy where the format decodes it without torch (GGUF), else a torch tensor."""
         if name not in self.read:
-            self.read[name] = self.tensors.read(name)
+            array = self.tensors.read_array(name)
+            self.read[name] = self.tensors.read(name) if array is None else array
         return self.read[name]
 
     def dtype(self, name: str) -> type:
@@ -165,9 +167,12 @@ class _LayerReading:
         located = self.tensors.stored(name)
         if located is not None:
             return np.float64 if located.dtype == "F64" else np.float32
+        read = self._tensor(name)
+        if isinstance(read, np.ndarray):
+            return np.float64 if read.dtype == np.float64 else np.float32
         import torch
 
-        return np.float64 if self._tensor(name).dtype == torch.float64 else np.float32
+        return np.float64 if read.dtype == torch.float64 else np.float32
 
     def stored(self, rows: _Rows) -> tuple[np.ndarray, bool]:
         """The rows as stored, (rows, N), and whether they are bfloat16 bits."""
@@ -175,9 +180,11 @@ class _LayerReading:
         if located is not None:
             staging = self.buffers.take("stored", located.element, (rows.stop - rows.start) * located.row_size)
             return located.read_rows(rows.start, rows.stop, staging), located.dtype == "BF16"
+        stored = self._tensor(rows.name)[rows.start:rows.stop]
+        if isinstance(stored, np.ndarray):  # decoded without torch: float32 or float64
+            return stored, False
         import torch
 
-        stored = self._tensor(rows.name)[rows.start:rows.stop]
         if stored.dtype == torch.bfloat16:  # a bfloat16 is the upper half of a float32: its bits, as uint16
             return stored.contiguous().view(torch.int16).numpy().view(np.uint16), True
         return stored.numpy(), False
@@ -226,6 +233,9 @@ def _float64(tensors: TensorFile, name: str) -> np.ndarray:
     """A small tensor (a norm's gain) in float64, exactly."""
     located = tensors.stored(name)
     if located is None:
+        array = tensors.read_array(name)
+        if array is not None:
+            return array.astype(np.float64)
         import torch
 
         return tensors.read(name).to(torch.float64).numpy()

@@ -43,6 +43,8 @@ class TensorFile:
         nbytes: each tensor's size in bytes as its file declares it, read before any data is.
         model_kind: the model's kind where the file itself tells it (a GGUF file's architecture).
         locator: where a tensor's bytes lie in a file, for formats that store them plainly (safetensors).
+        array_reader: a tensor's values as NumPy without torch, for formats that decode them in NumPy (GGUF's
+            dequantised tensors); None where ``read`` is the only way.
     """
 
     path: str
@@ -53,6 +55,7 @@ class TensorFile:
     nbytes: dict[str, int] = field(default_factory=dict)
     model_kind: ModelKind | None = None
     locator: Callable[[str], StoredTensor | None] | None = field(default=None, repr=False)
+    array_reader: Callable[[str], object] | None = field(default=None, repr=False)
 
     def read(self, name: str):
         """The tensor ``name`` as a CPU torch tensor."""
@@ -62,6 +65,10 @@ class TensorFile:
         """Where tensor ``name``'s values lie, to be read into a NumPy buffer without torch; None where the format
         or the tensor's dtype does not allow it (then ``read``)."""
         return self.locator(name) if self.locator is not None else None
+
+    def read_array(self, name: str):
+        """The tensor ``name`` as NumPy where the format decodes it without torch, else None (then ``read``)."""
+        return self.array_reader(name) if self.array_reader is not None else None
 
 
 def open_tensor_file(path: str) -> TensorFile:
@@ -79,8 +86,8 @@ def open_tensor_file(path: str) -> TensorFile:
     if suffix == ".gguf":  # llama.cpp's format: tensors and metadata in one file (the optional gguf package)
         from posemb_cli.sources.gguf.file import open_gguf
 
-        shapes, read, kind = open_gguf(path)  # its own metadata is the model's config
-        return TensorFile(path, "gguf", shapes, read, model_kind=kind)
+        shapes, read, kind, read_array = open_gguf(path)  # its own metadata is the model's config
+        return TensorFile(path, "gguf", shapes, read, model_kind=kind, array_reader=read_array)
     opener = {".safetensors": _open_safetensors, ".npy": _open_npy, ".npz": _open_npz}.get(suffix, _open_torch)
     return opener(path, _config_beside(path))
 

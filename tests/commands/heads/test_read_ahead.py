@@ -192,3 +192,18 @@ def test_heads_on_safetensors_imports_no_torch(tmp_path):
     report = probe(["heads", "--checkpoint", str(tmp_path / "bf16"), "--json"])
     assert report["code"] == 0 and '"posemb.heads/1"' in report["shown"]
     assert "torch" not in report["heavy"]
+
+
+def test_heads_on_a_quantised_gguf_imports_no_torch(tmp_path):
+    """A GGUF file's quantised q and k are dequantised by the gguf package in NumPy: nothing needs torch."""
+    gguf = pytest.importorskip("gguf")
+    from tests.cli.test_startup import probe
+    from tests.commands.heads.test_gguf import _llama_meta, gguf_tensors
+    from tests.gguf_files import write_gguf
+
+    model = saved_model("llama_gqa", tmp_path / "hf")
+    path = write_gguf(tmp_path / "llama.gguf", "llama", _llama_meta(model.config),
+                      gguf_tensors(model, "llama", gguf.GGMLQuantizationType.Q8_0), tokens=model.config.vocab_size)
+    report = probe(["heads", str(path), "--json"])
+    assert report["code"] == 0 and '"posemb.heads/1"' in report["shown"]
+    assert "torch" not in report["heavy"]
