@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
 from posemb_cli.request.flags import Flags
+from posemb_cli.request.words import flag_of
 from posemb_cli.run.models.model_source import FLAG, name_model
-from posemb_cli.sources.naming.model_file import MODEL, ModelFile, option_model
+from posemb_cli.sources.naming.model_file import MODEL, OPTION_KEYS, ModelFile, option_model
 
 if TYPE_CHECKING:
     from posemb_cli.core.settings import EmbeddingConfig
@@ -31,10 +32,10 @@ def model_of(flags: Flags, *, needs_weights: str | None = None) -> ModelFile | N
         if checkpoint is not None:
             return option_model("checkpoint", checkpoint)
         return None if config is None else option_model("model_config", config)
-    for key, flag in (("model_config", "--config"), ("checkpoint", "--checkpoint")):
+    for key in OPTION_KEYS:
         if flags.values.get(key) is not None:
-            raise PosembError(f"{FLAG} {name} and {flag} {flags.values[key]} both name a model; give one ({FLAG} "
-                              "takes a path, a Hugging Face id or ollama:NAME)")
+            raise PosembError(f"{FLAG} {name} and {flag_of(key)} {flags.values[key]} both name a model; give one "
+                              f"({FLAG} takes a path, a Hugging Face id or ollama:NAME)")
     named = name_model(str(name))
     if needs_weights is not None and not named.has_weights:
         raise PosembError(f"{FLAG} {name}: {named.found}; {needs_weights} reads the query and key weights: name the "
