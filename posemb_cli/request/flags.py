@@ -30,7 +30,7 @@ READ_BY: dict[str, tuple[str, ...]] = {
 # Why a scheme does not read a flag, where the generic advice would mislead.
 _WHY_NOT = {"full": "stored tables (learned, a checkpoint's) are measured at every position already"}
 
-__all__ = ["READ_BY", "Flags", "config_from_flags", "refuse_unread", "refuse_scaling_without_factor"]
+__all__ = ["READ_BY", "Flags", "checked_config", "config_from_flags", "refuse_unread", "refuse_scaling_without_factor"]
 
 
 @dataclass(frozen=True)
@@ -99,3 +99,16 @@ def config_from_flags(flags: Mapping[str, Any], *, schemes: tuple[str, ...]) -> 
     config = make_config(**{name: flags[name] for name in _LESSON_FIELDS if name in flags})
     position = {name: flags[name] for name in _POSITION_FIELDS if name in flags}
     return with_position_settings(config, schemes=schemes, **position)
+
+
+def checked_config(flags: Flags, schemes: tuple[str, ...], values: Mapping[str, Any] | None = None) -> EmbeddingConfig:
+    """The settings the schemes run with, every check of a request in its order: each value
+    (``config_from_flags``), then a flag no chosen scheme reads, then a scaling without its factor.
+
+    Args:
+        values: the values to build from, where a real model has settled some (default: the flags' own).
+    """
+    config = config_from_flags(flags.values if values is None else values, schemes=schemes)
+    refuse_unread(flags, schemes)
+    refuse_scaling_without_factor(flags)
+    return config

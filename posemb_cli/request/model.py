@@ -66,7 +66,7 @@ def settled_config(real: RealModel, flags: Flags, *,
     Args:
         note: hears what the reading says about the model before it runs (the CLI prints it on stderr).
     """
-    from posemb_cli.request.flags import config_from_flags, refuse_scaling_without_factor, refuse_unread
+    from posemb_cli.request.flags import checked_config
     from posemb_cli.run.models.real_settings import refuse_model_settings, settle_real_model
 
     values, name = settle_real_model(real, flags.values, flags.typed)
@@ -74,7 +74,4 @@ def settled_config(real: RealModel, flags: Flags, *,
     for line in real.notes:
         if note is not None:
             note(line)
-    config = config_from_flags(values, schemes=(name,))
-    refuse_unread(flags, (name,))
-    refuse_scaling_without_factor(flags)
-    return config, name
+    return checked_config(flags, (name,), values), name

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
-from posemb_cli.request.flags import Flags
+from posemb_cli.request.flags import Flags, checked_config
 
 if TYPE_CHECKING:
     from posemb_cli.commands.compare.scaled_models import ScalingChoice
@@ -68,7 +68,6 @@ def compare_request(flags: Flags, *, note: Callable[[str], None] | None = None) 
         note: hears what the reading says about a real model (the CLI prints it on stderr).
     """
     from posemb_cli.core.schemes import scheme_names
-    from posemb_cli.request.flags import config_from_flags, refuse_scaling_without_factor, refuse_unread
     from posemb_cli.run.config import parse_scheme_list
     from posemb_cli.run.models.real_settings import check_source_flags
 
@@ -83,10 +82,7 @@ def compare_request(flags: Flags, *, note: Callable[[str], None] | None = None) 
     checkpoint = values["checkpoint"]
     check_source_flags(checkpoint=checkpoint, key=values["key"], position_offset=values["position_offset"])
     if checkpoint is None:
-        config = config_from_flags(values, schemes=names)
-        refuse_unread(flags, names)
-        refuse_scaling_without_factor(flags)
-        return CompareRequest(schemes=names, config=config)
+        return CompareRequest(schemes=names, config=checked_config(flags, names))
     from posemb_cli.run.models.model_source import speaking_of
     from posemb_cli.sources.naming.model_file import option_model
 
@@ -98,7 +94,6 @@ def compare_request(flags: Flags, *, note: Callable[[str], None] | None = None) 
 def _checkpoint_request(flags: Flags, model: ModelFile, names: tuple[str, ...]) -> CompareRequest:
     """``compare --checkpoint``: the checkpoint's table (refused where it has none), then the formula schemes of its
     shape."""
-    from posemb_cli.request.flags import config_from_flags, refuse_scaling_without_factor, refuse_unread
     from posemb_cli.run.models.real_settings import settle_checkpoint
     from posemb_cli.run.models.real_sources import table_of_checkpoint
 
@@ -106,10 +101,7 @@ def _checkpoint_request(flags: Flags, model: ModelFile, names: tuple[str, ...]) 
     table = table_of_checkpoint(model, key=values["key"], position_offset=values["position_offset"],
                                 command="compare")
     values = settle_checkpoint(table, values, flags.typed)
-    config = config_from_flags(values, schemes=names)
-    refuse_unread(flags, names)
-    refuse_scaling_without_factor(flags)
-    return CompareRequest(schemes=names, config=config, checkpoint=model, table=table,
+    return CompareRequest(schemes=names, config=checked_config(flags, names, values), checkpoint=model, table=table,
                           vocab_typed=flags.given("vocab"))
 
 

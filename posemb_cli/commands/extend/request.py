@@ -125,9 +125,7 @@ def extend_request(flags: Flags) -> ExtendRequest:
         check_target(write_config)
     to = _whole("to", flags["to"], 2, MAX_COUNT, MAX_COUNT_TEXT)
     top = _whole("top", flags["top"], 1, MAX_TOP, f"{MAX_TOP:,}")
-    given = flags["scalings"]
-    if isinstance(given, (list, tuple)):
-        given = ",".join(str(name) for name in given)
+    given = flags["scalings"]  # a list given to the API arrives as the comma string (Option.check)
     scalings = None if given is None else _parse_scalings(given)
     factor = _factor(flags, scalings)
     text, ids = _measure_inputs(flags)

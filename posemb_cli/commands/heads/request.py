@@ -40,9 +40,7 @@ def heads_request(flags: Flags) -> HeadsRequest:
     top = flags["top"]
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
         raise PosembError(f"--top must be from 1 to {MAX_TOP}, got {top}")
-    distances = flags["distances"]
-    if isinstance(distances, (list, tuple)):
-        distances = ",".join(str(d) for d in distances)
+    distances = flags["distances"]  # a list given to the API arrives as the comma string (Option.check)
     chosen = None if distances is None else tuple(parse_distances(distances))
     flags, named = model_flags(flags, needs_weights="heads")
     if flags["checkpoint"] is None:

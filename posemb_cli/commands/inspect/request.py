@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from posemb_cli.request.flags import Flags
+from posemb_cli.request.flags import Flags, checked_config
 
 if TYPE_CHECKING:
     from posemb_cli.core.settings import EmbeddingConfig
@@ -49,7 +49,6 @@ def inspect_request(flags: Flags, *, note: Callable[[str], None] | None = None) 
 
 
 def _checked(flags: Flags, named: ModelFile | None, note: Callable[[str], None] | None) -> InspectRequest:
-    from posemb_cli.request.flags import config_from_flags, refuse_scaling_without_factor, refuse_unread
     from posemb_cli.run.models.real_settings import check_source_flags
 
     values = flags.values
@@ -57,10 +56,7 @@ def _checked(flags: Flags, named: ModelFile | None, note: Callable[[str], None] 
                        model_config=values["model_config"])
     if named is None:
         name = flags["scheme"]
-        config = config_from_flags(values, schemes=(name,))
-        refuse_unread(flags, (name,))
-        refuse_scaling_without_factor(flags)
-        return InspectRequest(config=config, scheme=name)
+        return InspectRequest(config=checked_config(flags, (name,)), scheme=name)
     from posemb_cli.request.model import settled_config
     from posemb_cli.run.models.real_sources import open_real_model
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from posemb_cli.request.flags import Flags, refuse_scaling_without_factor, refuse_unread
+from posemb_cli.request.flags import Flags, checked_config
 
 if TYPE_CHECKING:
     from posemb_cli.core.settings import EmbeddingConfig
@@ -24,11 +24,7 @@ class OrderRequest:
 def order_request(flags: Flags) -> OrderRequest:
     """The request ``flags`` make, every value checked once (PosembError, exit 2, naming the flag)."""
     from posemb_cli.core.schemes import scheme_names
-    from posemb_cli.request.flags import config_from_flags
     from posemb_cli.run.config import parse_scheme_list
 
     names = parse_scheme_list("--schemes", flags["schemes"], scheme_names())
-    config = config_from_flags(flags.values, schemes=names)
-    refuse_unread(flags, names)
-    refuse_scaling_without_factor(flags)
-    return OrderRequest(config=config, schemes=names)
+    return OrderRequest(config=checked_config(flags, names), schemes=names)

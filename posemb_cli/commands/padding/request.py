@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from posemb_cli.errors import PosembError
-from posemb_cli.request.flags import Flags, refuse_scaling_without_factor, refuse_unread
+from posemb_cli.request.flags import Flags, checked_config
 
 if TYPE_CHECKING:
     from posemb_cli.core.settings import EmbeddingConfig
@@ -62,7 +62,6 @@ def padding_request(flags: Flags) -> PaddingRequest:
 
 def _checked(flags: Flags, model: ModelFile | None) -> PaddingRequest:
     from posemb_cli.core.schemes import scheme_names
-    from posemb_cli.request.flags import config_from_flags
     from posemb_cli.run.config import parse_scheme_list, require_positive_int
 
     values, pad = dict(flags.values), flags["pad"]
@@ -78,7 +77,5 @@ def _checked(flags: Flags, model: ModelFile | None) -> PaddingRequest:
     require_positive_int("--ctx", values["ctx"])
     if values["ctx"] < 2:
         raise PosembError(f"--ctx {values['ctx']} leaves no room for --pad {pad} pad tokens before a real one")
-    config = config_from_flags({**values, "max_offset": 1}, schemes=names)
-    refuse_unread(flags, names)
-    refuse_scaling_without_factor(flags)
+    config = checked_config(flags, names, {**values, "max_offset": 1})
     return PaddingRequest(model=model, real=real, config=config, schemes=names, pad=pad)
